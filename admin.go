@@ -1,0 +1,605 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"sort"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+
+	"einvoice/server"
+	"einvoice/store"
+	"einvoice/ubl/taxid"
+)
+
+// adminCommand is one `einvoice admin <noun> <verb>`: it declares its flags on fs and returns a function
+// that runs once they are parsed. Every command has --config, --data and --json.
+type adminCommand struct {
+	noun, verb, help string
+	flags            func(fs *flag.FlagSet) func(a *adminEnv) error
+}
+
+// adminEnv is what a running admin command has: the store, the output and the --json switch.
+type adminEnv struct {
+	ctx    context.Context
+	st     *store.Store
+	out    io.Writer
+	asJSON bool
+}
+
+// usageError is a command-line mistake: reported with exit code 2.
+type usageError struct{ msg string }
+
+func (e usageError) Error() string { return e.msg }
+
+func usagef(format string, args ...any) error { return usageError{fmt.Sprintf(format, args...)} }
+
+// admin runs `einvoice admin <noun> <verb> [flags]` on the configured data folder. It works while the
+// server runs: SQLite serialises the writes of both processes.
+func admin(args []string, stdout, stderr io.Writer) int {
+	if len(args) < 2 || args[0] == "help" {
+		printAdminUsage(stdout)
+		if len(args) > 0 && args[0] == "help" {
+			return 0
+		}
+		return 2
+	}
+	cmd, ok := findAdminCommand(args[0], args[1])
+	if !ok {
+		fmt.Fprintf(stderr, "einvoice admin: unknown command %q\n", args[0]+" "+args[1])
+		printAdminUsage(stderr)
+		return 2
+	}
+	fs := flag.NewFlagSet("admin "+cmd.noun+" "+cmd.verb, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	configPath := fs.String("config", "", "configuration file")
+	dataDir := fs.String("data", "", "data folder (overrides storage.data_dir)")
+	asJSON := fs.Bool("json", false, "print JSON")
+	runCmd := cmd.flags(fs)
+	if err := fs.Parse(args[2:]); err != nil {
+		return 2
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "einvoice admin: unexpected argument %q\n", fs.Arg(0))
+		return 2
+	}
+	cfg, err := loadConfig(*configPath)
+	if err != nil {
+		fmt.Fprintln(stderr, "einvoice:", err)
+		return 2
+	}
+	if *dataDir != "" {
+		cfg.Storage.DataDir = *dataDir
+	}
+	ctx := context.Background()
+	st, err := openStore(ctx, cfg, newLogger(cfg.Log, os.Stderr))
+	if err != nil {
+		fmt.Fprintln(stderr, "einvoice admin:", err)
+		return 1
+	}
+	defer st.Close()
+	err = runCmd(&adminEnv{ctx: ctx, st: st, out: stdout, asJSON: *asJSON})
+	var ue usageError
+	switch {
+	case err == nil:
+		return 0
+	case errors.As(err, &ue):
+		fmt.Fprintln(stderr, "einvoice admin:", err)
+		return 2
+	default:
+		fmt.Fprintln(stderr, "einvoice admin:", err)
+		return 1
+	}
+}
+
+func findAdminCommand(noun, verb string) (adminCommand, bool) {
+	for _, c := range adminCommands {
+		if c.noun == noun && c.verb == verb {
+			return c, true
+		}
+	}
+	return adminCommand{}, false
+}
+
+func printAdminUsage(w io.Writer) {
+	fmt.Fprintln(w, "Usage: einvoice admin <noun> <verb> [--flags] [--json] [--data DIR] [--config FILE]")
+	fmt.Fprintln(w)
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	for _, c := range adminCommands {
+		fmt.Fprintf(tw, "  %s %s\t%s\n", c.noun, c.verb, c.help)
+	}
+	tw.Flush()
+}
+
+// adminCommands is the table of every admin command.
+var adminCommands = []adminCommand{
+	{"entity", "create", "--name N --nif NIF [--country PT] [--pays-received] [--transactions N] [--test-entity]", entityCreate},
+	{"entity", "list", "", entityList},
+	{"entity", "show", "--nif NIF [--country PT]", entityShow},
+	{"entity", "update", "--nif NIF [--name N] [--pays-received on|off] [--transactions N] [--process-states on|off] [--signs-itself on|off] [--test-entity on|off]", entityUpdate},
+	{"client", "create", "--name N [--scopes a,b]  (prints client_id and secret once)", clientCreate},
+	{"client", "list", "", credentialList(store.KindClient)},
+	{"client", "disable", "--client CLIENT_ID", clientDisable},
+	{"client", "authorize", "--client CLIENT_ID --nif NIF [--country PT]", clientAuthorize},
+	{"token", "create", "--name N [--scopes a,b]  (legacy platform token, printed once)", tokenCreate},
+	{"token", "list", "", credentialList(store.KindPlatform)},
+	{"token", "revoke", "--id ID", tokenRevoke},
+	{"token", "authorize", "--id ID --nif NIF [--country PT]  (the entity's handshake is still needed)", tokenAuthorize},
+	{"connection", "create", "--from NIF --to NIF [--state analyzing|approved|declined|pending] [--observation T]", connectionCreate},
+	{"connection", "approve", "--id ID [--reason R]", connectionSetState(store.ConnApproved)},
+	{"connection", "decline", "--id ID [--reason R]", connectionSetState(store.ConnDeclined)},
+	{"connection", "list", "", connectionList},
+}
+
+// taxIDFlags declares --nif and --country; the NIF may carry its country prefix ("PT500000000").
+func taxIDFlags(fs *flag.FlagSet, name string) func() (country, nif string, err error) {
+	nif := fs.String(name, "", "tax ID (NIF), with or without country prefix")
+	country := fs.String("country", "PT", "ISO 3166 alpha-2 country of the tax ID")
+	return func() (string, string, error) { return parseTaxID(name, *nif, *country) }
+}
+
+func parseTaxID(flagName, raw, defaultCountry string) (string, string, error) {
+	if raw == "" {
+		return "", "", usagef("--%s is required", flagName)
+	}
+	country, nif := taxid.Split(raw)
+	if country == "" {
+		country = strings.ToUpper(defaultCountry)
+	}
+	if !taxid.ValidCountry(country) {
+		return "", "", usagef("--country %q is not an ISO 3166 alpha-2 code", country)
+	}
+	if country == "PT" {
+		if err := taxid.ValidNIF(nif); err != nil {
+			return "", "", fmt.Errorf("NIF %s: %w", nif, err)
+		}
+	} else if nif == "" || len(nif) > 20 {
+		return "", "", fmt.Errorf("tax ID %q is not valid", raw)
+	}
+	return country, nif, nil
+}
+
+func (a *adminEnv) entity(country, nif string) (store.Entity, error) {
+	e, err := a.st.EntityByNIF(a.ctx, country, nif)
+	if errors.Is(err, store.ErrNotFound) {
+		return e, fmt.Errorf("no entity with tax ID %s%s", country, nif)
+	}
+	return e, err
+}
+
+// print writes v as JSON with --json, else the text lines.
+func (a *adminEnv) print(v any, text func(w io.Writer)) error {
+	if a.asJSON {
+		enc := json.NewEncoder(a.out)
+		enc.SetIndent("", "  ")
+		return enc.Encode(v)
+	}
+	tw := tabwriter.NewWriter(a.out, 0, 4, 2, ' ', 0)
+	text(tw)
+	return tw.Flush()
+}
+
+func printEntity(w io.Writer, e store.Entity) {
+	fmt.Fprintf(w, "id\t%d\nname\t%s\ntax ID\t%s%s\npublic key\t%s\npays received\t%s\ntransactions\t%d\n"+
+		"process states\t%s\nsigns itself\t%s\ntest entity\t%s\ncreated\t%s\n",
+		e.ID, e.Name, e.Country, e.NIF, e.PublicKey, onOff(e.PaysReceived), e.Transactions,
+		onOff(e.ProcessStatesEnabled), onOff(e.SignsItself), onOff(e.TestEntity), e.CreatedAt)
+}
+
+func onOff(b bool) string {
+	if b {
+		return "on"
+	}
+	return "off"
+}
+
+// onOffFlag is an optional on|off flag: nil when not given.
+type onOffFlag struct{ v *bool }
+
+func (f *onOffFlag) String() string {
+	if f.v == nil {
+		return ""
+	}
+	return onOff(*f.v)
+}
+
+func (f *onOffFlag) Set(s string) error {
+	switch strings.ToLower(s) {
+	case "on", "true", "1", "yes":
+		b := true
+		f.v = &b
+	case "off", "false", "0", "no":
+		b := false
+		f.v = &b
+	default:
+		return fmt.Errorf("want on or off, not %q", s)
+	}
+	return nil
+}
+
+func entityCreate(fs *flag.FlagSet) func(*adminEnv) error {
+	name := fs.String("name", "", "entity name")
+	taxID := taxIDFlags(fs, "nif")
+	pays := fs.Bool("pays-received", false, "the entity pays a transaction for each document it receives")
+	transactions := fs.Int64("transactions", 0, "transaction balance")
+	test := fs.Bool("test-entity", false, "one of the test entities of a test installation")
+	return func(a *adminEnv) error {
+		if strings.TrimSpace(*name) == "" {
+			return usagef("--name is required")
+		}
+		if *transactions < 0 {
+			return usagef("--transactions must not be negative")
+		}
+		country, nif, err := taxID()
+		if err != nil {
+			return err
+		}
+		e, err := a.st.CreateEntity(a.ctx, store.NewEntity{Name: strings.TrimSpace(*name), Country: country, NIF: nif,
+			PaysReceived: *pays, Transactions: *transactions, TestEntity: *test})
+		if errors.Is(err, store.ErrConflict) {
+			return fmt.Errorf("an entity with tax ID %s%s exists already", country, nif)
+		}
+		if err != nil {
+			return err
+		}
+		return a.print(e, func(w io.Writer) { printEntity(w, e) })
+	}
+}
+
+func entityList(*flag.FlagSet) func(*adminEnv) error {
+	return func(a *adminEnv) error {
+		es, err := a.st.Entities(a.ctx)
+		if err != nil {
+			return err
+		}
+		if es == nil {
+			es = []store.Entity{}
+		}
+		return a.print(es, func(w io.Writer) {
+			fmt.Fprintln(w, "ID\tTAX ID\tNAME\tPUBLIC KEY\tTRANSACTIONS\tTEST")
+			for _, e := range es {
+				fmt.Fprintf(w, "%d\t%s%s\t%s\t%s\t%d\t%s\n", e.ID, e.Country, e.NIF, e.Name, e.PublicKey, e.Transactions, onOff(e.TestEntity))
+			}
+		})
+	}
+}
+
+func entityShow(fs *flag.FlagSet) func(*adminEnv) error {
+	taxID := taxIDFlags(fs, "nif")
+	return func(a *adminEnv) error {
+		country, nif, err := taxID()
+		if err != nil {
+			return err
+		}
+		e, err := a.entity(country, nif)
+		if err != nil {
+			return err
+		}
+		return a.print(e, func(w io.Writer) { printEntity(w, e) })
+	}
+}
+
+func entityUpdate(fs *flag.FlagSet) func(*adminEnv) error {
+	taxID := taxIDFlags(fs, "nif")
+	name := fs.String("name", "", "new name")
+	var pays, processStates, signsItself, test onOffFlag
+	fs.Var(&pays, "pays-received", "on|off: pays a transaction per received document")
+	fs.Var(&processStates, "process-states", "on|off: custom process states feature")
+	fs.Var(&signsItself, "signs-itself", "on|off: the entity signs its documents itself (incoming signatures are verified)")
+	fs.Var(&test, "test-entity", "on|off: one of the test entities")
+	transactions := fs.String("transactions", "", "new transaction balance")
+	return func(a *adminEnv) error {
+		country, nif, err := taxID()
+		if err != nil {
+			return err
+		}
+		e, err := a.entity(country, nif)
+		if err != nil {
+			return err
+		}
+		ch := store.EntityChanges{PaysReceived: pays.v, ProcessStatesEnabled: processStates.v, SignsItself: signsItself.v, TestEntity: test.v}
+		if *name != "" {
+			n := strings.TrimSpace(*name)
+			ch.Name = &n
+		}
+		if *transactions != "" {
+			n, err := strconv.ParseInt(*transactions, 10, 64)
+			if err != nil || n < 0 {
+				return usagef("--transactions must be a whole number, not negative")
+			}
+			ch.Transactions = &n
+		}
+		if e, err = a.st.UpdateEntity(a.ctx, e.ID, ch); err != nil {
+			return err
+		}
+		return a.print(e, func(w io.Writer) { printEntity(w, e) })
+	}
+}
+
+// scopesFlag declares --scopes (default: all).
+func scopesFlag(fs *flag.FlagSet) func() ([]string, error) {
+	raw := fs.String("scopes", strings.Join(server.AllScopes, ","), "comma-separated scopes")
+	return func() ([]string, error) {
+		var out []string
+		for _, s := range strings.Split(*raw, ",") {
+			s = strings.TrimSpace(s)
+			if s == "" {
+				continue
+			}
+			if !contains(server.AllScopes, s) {
+				return nil, usagef("unknown scope %q (known: %s)", s, strings.Join(server.AllScopes, ", "))
+			}
+			if !contains(out, s) {
+				out = append(out, s)
+			}
+		}
+		if len(out) == 0 {
+			return nil, usagef("--scopes names no scope")
+		}
+		sort.SliceStable(out, func(i, j int) bool { return indexOf(server.AllScopes, out[i]) < indexOf(server.AllScopes, out[j]) })
+		return out, nil
+	}
+}
+
+func contains(list []string, s string) bool { return indexOf(list, s) >= 0 }
+
+func indexOf(list []string, s string) int {
+	for i, v := range list {
+		if v == s {
+			return i
+		}
+	}
+	return -1
+}
+
+func clientCreate(fs *flag.FlagSet) func(*adminEnv) error {
+	name := fs.String("name", "", "client name (the integrator's application)")
+	scopes := scopesFlag(fs)
+	return func(a *adminEnv) error {
+		if strings.TrimSpace(*name) == "" {
+			return usagef("--name is required")
+		}
+		sc, err := scopes()
+		if err != nil {
+			return err
+		}
+		c, secret, err := a.st.CreateClient(a.ctx, strings.TrimSpace(*name), sc)
+		if err != nil {
+			return err
+		}
+		v := struct {
+			store.Credential
+			ClientSecret string `json:"client_secret"`
+		}{c, secret}
+		return a.print(v, func(w io.Writer) {
+			fmt.Fprintf(w, "client_id\t%s\nclient_secret\t%s\nscopes\t%s\n", c.ClientID, secret, strings.Join(c.Scopes, ","))
+			fmt.Fprintln(w, "\nThe secret is shown only now. Authorise the client for entities with `einvoice admin client authorize`.")
+		})
+	}
+}
+
+func credentialList(kind string) func(*flag.FlagSet) func(*adminEnv) error {
+	return func(*flag.FlagSet) func(*adminEnv) error {
+		return func(a *adminEnv) error {
+			cs, err := a.st.Credentials(a.ctx, kind)
+			if err != nil {
+				return err
+			}
+			if cs == nil {
+				cs = []store.Credential{}
+			}
+			return a.print(cs, func(w io.Writer) {
+				fmt.Fprintln(w, "ID\tCLIENT ID\tNAME\tSCOPES\tDISABLED\tCREATED")
+				for _, c := range cs {
+					fmt.Fprintf(w, "%d\t%s\t%s\t%s\t%s\t%s\n", c.ID, c.ClientID, c.Name, strings.Join(c.Scopes, ","), onOff(c.Disabled), c.CreatedAt)
+				}
+			})
+		}
+	}
+}
+
+func (a *adminEnv) client(clientID string) (store.Credential, error) {
+	if clientID == "" {
+		return store.Credential{}, usagef("--client is required")
+	}
+	c, err := a.st.CredentialByClientID(a.ctx, clientID)
+	if errors.Is(err, store.ErrNotFound) {
+		return c, fmt.Errorf("no client %q", clientID)
+	}
+	return c, err
+}
+
+func clientDisable(fs *flag.FlagSet) func(*adminEnv) error {
+	clientID := fs.String("client", "", "client_id")
+	return func(a *adminEnv) error {
+		c, err := a.client(*clientID)
+		if err != nil {
+			return err
+		}
+		if err := a.st.DisableCredential(a.ctx, c.ID); err != nil {
+			return err
+		}
+		return a.print(map[string]any{"client_id": c.ClientID, "disabled": true}, func(w io.Writer) {
+			fmt.Fprintf(w, "client %s disabled; its access tokens are revoked\n", c.ClientID)
+		})
+	}
+}
+
+func clientAuthorize(fs *flag.FlagSet) func(*adminEnv) error {
+	clientID := fs.String("client", "", "client_id")
+	taxID := taxIDFlags(fs, "nif")
+	return func(a *adminEnv) error {
+		c, err := a.client(*clientID)
+		if err != nil {
+			return err
+		}
+		return a.authorize(c, taxID)
+	}
+}
+
+func (a *adminEnv) authorize(c store.Credential, taxID func() (string, string, error)) error {
+	country, nif, err := taxID()
+	if err != nil {
+		return err
+	}
+	e, err := a.entity(country, nif)
+	if err != nil {
+		return err
+	}
+	if err := a.st.Authorize(a.ctx, c.ID, e.ID); err != nil {
+		return err
+	}
+	return a.print(map[string]any{"credential_id": c.ID, "entity": e.Country + e.NIF, "authorized": true}, func(w io.Writer) {
+		fmt.Fprintf(w, "%s %q may now act for %s (%s%s)\n", c.Kind, c.Name, e.Name, e.Country, e.NIF)
+	})
+}
+
+func tokenCreate(fs *flag.FlagSet) func(*adminEnv) error {
+	name := fs.String("name", "", "token name (the integrating platform)")
+	scopes := scopesFlag(fs)
+	return func(a *adminEnv) error {
+		if strings.TrimSpace(*name) == "" {
+			return usagef("--name is required")
+		}
+		sc, err := scopes()
+		if err != nil {
+			return err
+		}
+		c, token, err := a.st.CreatePlatformToken(a.ctx, strings.TrimSpace(*name), sc)
+		if err != nil {
+			return err
+		}
+		v := struct {
+			store.Credential
+			Token string `json:"token"`
+		}{c, token}
+		return a.print(v, func(w io.Writer) {
+			fmt.Fprintf(w, "id\t%d\ntoken\t%s\n", c.ID, token)
+			fmt.Fprintln(w, "\nThe token is shown only now. Authorise it for entities with `einvoice admin token authorize`.")
+		})
+	}
+}
+
+func (a *adminEnv) platformToken(id int64) (store.Credential, error) {
+	if id <= 0 {
+		return store.Credential{}, usagef("--id is required")
+	}
+	c, err := a.st.CredentialByID(a.ctx, id)
+	if errors.Is(err, store.ErrNotFound) || err == nil && c.Kind != store.KindPlatform {
+		return c, fmt.Errorf("no platform token with id %d", id)
+	}
+	return c, err
+}
+
+func tokenRevoke(fs *flag.FlagSet) func(*adminEnv) error {
+	id := fs.Int64("id", 0, "token id (from token list)")
+	return func(a *adminEnv) error {
+		c, err := a.platformToken(*id)
+		if err != nil {
+			return err
+		}
+		if err := a.st.DisableCredential(a.ctx, c.ID); err != nil {
+			return err
+		}
+		return a.print(map[string]any{"id": c.ID, "revoked": true}, func(w io.Writer) {
+			fmt.Fprintf(w, "platform token %d revoked\n", c.ID)
+		})
+	}
+}
+
+func tokenAuthorize(fs *flag.FlagSet) func(*adminEnv) error {
+	id := fs.Int64("id", 0, "token id (from token list)")
+	taxID := taxIDFlags(fs, "nif")
+	return func(a *adminEnv) error {
+		c, err := a.platformToken(*id)
+		if err != nil {
+			return err
+		}
+		return a.authorize(c, taxID)
+	}
+}
+
+func connectionCreate(fs *flag.FlagSet) func(*adminEnv) error {
+	from := fs.String("from", "", "tax ID of the requesting entity")
+	to := fs.String("to", "", "tax ID of the receiving entity")
+	state := fs.String("state", store.ConnAnalyzing, "initial state: analyzing, approved, declined or pending")
+	observation := fs.String("observation", "", "note")
+	return func(a *adminEnv) error {
+		var ids [2]int64
+		for i, raw := range [2]struct{ flag, v string }{{"from", *from}, {"to", *to}} {
+			country, nif, err := parseTaxID(raw.flag, raw.v, "PT")
+			if err != nil {
+				return err
+			}
+			e, err := a.entity(country, nif)
+			if err != nil {
+				return err
+			}
+			ids[i] = e.ID
+		}
+		if ids[0] == ids[1] {
+			return usagef("--from and --to name the same entity")
+		}
+		switch *state {
+		case store.ConnAnalyzing, store.ConnApproved, store.ConnDeclined, store.ConnPending:
+		default:
+			return usagef("--state %q is not analyzing, approved, declined or pending", *state)
+		}
+		c, err := a.st.CreateConnection(a.ctx, store.NewConnection{FromEntityID: ids[0], ToEntityID: ids[1],
+			State: *state, Observation: *observation, Person: "support"})
+		if errors.Is(err, store.ErrConflict) {
+			return fmt.Errorf("a connection from %s to %s exists already", *from, *to)
+		}
+		if err != nil {
+			return err
+		}
+		return a.print(c, func(w io.Writer) { printConnections(w, []store.Connection{c}) })
+	}
+}
+
+func connectionSetState(state string) func(*flag.FlagSet) func(*adminEnv) error {
+	return func(fs *flag.FlagSet) func(*adminEnv) error {
+		id := fs.Int64("id", 0, "connection id (from connection list)")
+		reason := fs.String("reason", "", "reason, shown to the requester")
+		return func(a *adminEnv) error {
+			if *id <= 0 {
+				return usagef("--id is required")
+			}
+			c, err := a.st.SetConnectionState(a.ctx, *id, state, *reason)
+			if errors.Is(err, store.ErrNotFound) {
+				return fmt.Errorf("no connection with id %d", *id)
+			}
+			if err != nil {
+				return err
+			}
+			return a.print(c, func(w io.Writer) { printConnections(w, []store.Connection{c}) })
+		}
+	}
+}
+
+func connectionList(*flag.FlagSet) func(*adminEnv) error {
+	return func(a *adminEnv) error {
+		cs, err := a.st.Connections(a.ctx)
+		if err != nil {
+			return err
+		}
+		if cs == nil {
+			cs = []store.Connection{}
+		}
+		return a.print(cs, func(w io.Writer) { printConnections(w, cs) })
+	}
+}
+
+func printConnections(w io.Writer, cs []store.Connection) {
+	fmt.Fprintln(w, "ID\tREFERENCE\tFROM\tTO\tSTATE\tREASON\tUPDATED")
+	for _, c := range cs {
+		fmt.Fprintf(w, "%d\t%s\t%s%s %s\t%s%s %s\t%s\t%s\t%s\n", c.ID, c.Reference, c.From.Country, c.From.NIF, c.From.Name,
+			c.To.Country, c.To.NIF, c.To.Name, c.State, c.Reason, c.UpdatedAt)
+	}
+}

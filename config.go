@@ -1,0 +1,177 @@
+package main
+
+import (
+	_ "embed"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io/fs"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"einvoice/server"
+	"einvoice/store"
+
+	"github.com/BurntSushi/toml"
+)
+
+//go:embed config.example.toml
+var exampleConfig string
+
+// Config is the whole configuration file; each package owns the type of its own section.
+type Config struct {
+	Server      server.HTTPConfig        `toml:"server"`
+	Storage     StorageConfig            `toml:"storage"`
+	Security    SecurityConfig           `toml:"security"`
+	RateLimit   server.RateLimitConfig   `toml:"rate_limit"`
+	Environment server.EnvironmentConfig `toml:"environment"`
+	Jobs        server.JobsConfig        `toml:"jobs"`
+	Log         LogConfig                `toml:"log"`
+}
+
+// StorageConfig is the [storage] section.
+type StorageConfig struct {
+	DataDir string `toml:"data_dir"`
+}
+
+// SecurityConfig is the [security] section.
+type SecurityConfig struct {
+	SecretKey      string        `toml:"secret_key"`
+	AccessTokenTTL time.Duration `toml:"access_token_ttl"`
+	TimestampSkew  time.Duration `toml:"timestamp_skew"`
+}
+
+// LogConfig is the [log] section.
+type LogConfig struct {
+	Level  string `toml:"level"`
+	Format string `toml:"format"`
+}
+
+// Environment variables that override the file.
+const (
+	envSecretKey = "EINVOICE_SECRET_KEY"
+	envConfig    = "EINVOICE_CONFIG"
+)
+
+func defaultConfig() Config {
+	return Config{
+		Server: server.HTTPConfig{Listen: "127.0.0.1:8080", BodyLimit: 25 << 20,
+			RequestTimeout: 60 * time.Second, ShutdownTimeout: 20 * time.Second},
+		Storage:     StorageConfig{DataDir: "data"},
+		Security:    SecurityConfig{AccessTokenTTL: 30 * time.Minute, TimestampSkew: 300 * time.Second},
+		RateLimit:   server.RateLimitConfig{RequestsPerMinute: 200, BlockFor: 2 * time.Minute},
+		Environment: server.EnvironmentConfig{Mode: "production"},
+		Jobs:        server.JobsConfig{MaintenanceInterval: 10 * time.Minute, Timeout: 5 * time.Minute},
+		Log:         LogConfig{Level: "info", Format: "text"},
+	}
+}
+
+// loadConfig reads the file at path (none: the defaults), strictly, then applies the environment.
+func loadConfig(path string) (Config, error) {
+	cfg := defaultConfig()
+	if path == "" {
+		path = os.Getenv(envConfig)
+	}
+	if path != "" {
+		if err := decodeConfig(path, &cfg); err != nil {
+			return cfg, err
+		}
+	}
+	if v := os.Getenv(envSecretKey); v != "" {
+		cfg.Security.SecretKey = v
+	}
+	return cfg, cfg.validate()
+}
+
+// decodeConfig decodes TOML over cfg and refuses keys it does not know.
+func decodeConfig(path string, cfg *Config) error {
+	md, err := toml.DecodeFile(path, cfg)
+	if err != nil {
+		return fmt.Errorf("config %s: %w", path, err)
+	}
+	if unknown := md.Undecoded(); len(unknown) > 0 {
+		keys := make([]string, len(unknown))
+		for i, k := range unknown {
+			keys[i] = k.String()
+		}
+		return fmt.Errorf("config %s: unknown key %s", path, strings.Join(keys, ", "))
+	}
+	return nil
+}
+
+func (c Config) validate() error {
+	var errs []error
+	check := func(ok bool, format string, args ...any) {
+		if !ok {
+			errs = append(errs, fmt.Errorf(format, args...))
+		}
+	}
+	check(c.Server.Listen != "", "server.listen must not be empty")
+	check(c.Server.BodyLimit > 0, "server.body_limit must be positive")
+	check(c.Server.RequestTimeout > 0 && c.Server.ShutdownTimeout > 0, "server timeouts must be positive")
+	check(c.Storage.DataDir != "", "storage.data_dir must not be empty")
+	check(c.Security.SecretKey == "" || len(c.Security.SecretKey) >= store.MinSecretKeyLen,
+		"security.secret_key must be at least %d characters", store.MinSecretKeyLen)
+	check(c.Security.AccessTokenTTL >= time.Minute, "security.access_token_ttl must be at least 1m")
+	check(c.Security.TimestampSkew > 0, "security.timestamp_skew must be positive")
+	check(c.RateLimit.RequestsPerMinute >= 0, "rate_limit.requests_per_minute must not be negative")
+	check(c.RateLimit.BlockFor >= 0, "rate_limit.block_for must not be negative")
+	check(c.Environment.Mode == "production" || c.Environment.Mode == "test", "environment.mode must be \"production\" or \"test\"")
+	check(c.Jobs.MaintenanceInterval > 0 && c.Jobs.Timeout > 0, "jobs intervals and timeout must be positive")
+	check(c.Log.Format == "text" || c.Log.Format == "json", "log.format must be \"text\" or \"json\"")
+	var lvl slog.Level
+	check(lvl.UnmarshalText([]byte(c.Log.Level)) == nil, "log.level %q is not a level", c.Log.Level)
+	return errors.Join(errs...)
+}
+
+// serverConfig is the part of the configuration the service needs.
+func (c Config) serverConfig() server.Config {
+	return server.Config{
+		HTTP:        c.Server,
+		Auth:        server.AuthConfig{AccessTokenTTL: c.Security.AccessTokenTTL, TimestampSkew: c.Security.TimestampSkew},
+		RateLimit:   c.RateLimit,
+		Environment: c.Environment,
+		Jobs:        c.Jobs,
+	}
+}
+
+// secretKey is the configured key, or the one kept in <data>/secret.key (created on first use).
+func (c Config) secretKey(log *slog.Logger) ([]byte, error) {
+	if c.Security.SecretKey != "" {
+		return []byte(c.Security.SecretKey), nil
+	}
+	path := filepath.Join(c.Storage.DataDir, "secret.key")
+	b, err := os.ReadFile(path)
+	if err == nil {
+		key := strings.TrimSpace(string(b))
+		if len(key) < store.MinSecretKeyLen {
+			return nil, fmt.Errorf("%s holds a key shorter than %d characters", path, store.MinSecretKeyLen)
+		}
+		return []byte(key), nil
+	}
+	if !errors.Is(err, fs.ErrNotExist) {
+		return nil, err
+	}
+	key := make([]byte, 32)
+	if _, err := randRead(key); err != nil {
+		return nil, err
+	}
+	if err := os.WriteFile(path, []byte(hex.EncodeToString(key)+"\n"), 0o600); err != nil {
+		return nil, err
+	}
+	log.Warn("no secret key configured: generated one; keep it with the database or set "+envSecretKey, "file", path)
+	return []byte(hex.EncodeToString(key)), nil
+}
+
+func newLogger(c LogConfig, w *os.File) *slog.Logger {
+	var lvl slog.Level
+	lvl.UnmarshalText([]byte(c.Level))
+	opts := &slog.HandlerOptions{Level: lvl}
+	if c.Format == "json" {
+		return slog.New(slog.NewJSONHandler(w, opts))
+	}
+	return slog.New(slog.NewTextHandler(w, opts))
+}

@@ -1,0 +1,77 @@
+package server
+
+import (
+	"fmt"
+	"net/http"
+	"sort"
+)
+
+// Code is one entry of the registry of every code the API answers with: its HTTP status and its text in
+// both API languages. Codes are the contract; texts may change.
+type Code struct {
+	ID     string
+	Status int
+	PT, EN string
+}
+
+// Msg is the code's text in the call's language ("pt" or "en").
+func (c *Code) Msg(lang string) string {
+	if lang == "en" {
+		return c.EN
+	}
+	return c.PT
+}
+
+var registry = map[string]*Code{}
+
+func register(id string, status int, pt, en string) *Code {
+	if _, dup := registry[id]; dup {
+		panic(fmt.Sprintf("code %s registered twice", id))
+	}
+	c := &Code{ID: id, Status: status, PT: pt, EN: en}
+	registry[id] = c
+	return c
+}
+
+// Codes returns the registry sorted by code, for documentation and tests.
+func Codes() []*Code {
+	out := make([]*Code, 0, len(registry))
+	for _, c := range registry {
+		out = append(out, c)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
+	return out
+}
+
+// The spec's codes (part 7) keep the incumbent's numbers; codes this service adds are e3xx / s3xx.
+var (
+	CodeDocumentCreated  = register("s011", http.StatusCreated, "Documento criado com sucesso.", "Document created successfully.")
+	CodeDocumentEdited   = register("s012", http.StatusOK, "Documento editado com sucesso.", "Document edited successfully.")
+	CodeConnectionAsked  = register("s039", http.StatusCreated, "Pedido de ligação criado com sucesso.", "Connection request created successfully.")
+	CodeHandshakeDone    = register("e123", http.StatusOK, "Integração efetuada com sucesso.", "Integration completed successfully.")
+	CodeHandshakeRevoked = register("s301", http.StatusOK, "Integração revogada.", "Integration revoked.")
+	CodeOK               = register("s300", http.StatusOK, "Pedido efetuado com sucesso.", "Request completed successfully.")
+
+	CodeRecipientRule   = register("e048", http.StatusBadRequest, "O destinatário exige este campo.", "The recipient requires this field.")
+	CodeInvalidAuth     = register("e069", http.StatusUnauthorized, "Autenticação inválida.", "Invalid authentication.")
+	CodeNotParty        = register("e199", http.StatusBadRequest, "A entidade não é cliente nem fornecedor do documento.", "The entity is neither customer nor supplier of the document.")
+	CodeAlreadyExists   = register("e200", http.StatusBadRequest, "O documento já existe e não pode ser editado.", "The document already exists and cannot be edited.")
+	CodeInvalidDocument = register("e217", http.StatusBadRequest, "O documento não é válido.", "The document is not valid.")
+
+	CodeRequired           = register("e301", http.StatusBadRequest, "Campo obrigatório.", "This field is required.")
+	CodeInvalidValue       = register("e302", http.StatusBadRequest, "Valor inválido.", "Invalid value.")
+	CodeBadCredentials     = register("e310", http.StatusUnauthorized, "Credenciais de cliente inválidas.", "Invalid client credentials.")
+	CodeStaleTimestamp     = register("e311", http.StatusUnauthorized, "O timestamp está fora do intervalo permitido; acerte o relógio.", "The timestamp is outside the allowed window; check your clock.")
+	CodeNonceReused        = register("e312", http.StatusUnauthorized, "O nonce já foi usado; gere um novo em cada pedido.", "The nonce was already used; send a fresh one with every request.")
+	CodeUnsupportedGrant   = register("e313", http.StatusBadRequest, "Tipo de concessão não suportado; use client_credentials.", "Unsupported grant type; use client_credentials.")
+	CodeInvalidScope       = register("e314", http.StatusBadRequest, "Âmbito não concedido a este cliente.", "Scope not granted to this client.")
+	CodeMissingScope       = register("e320", http.StatusForbidden, "O token não tem o âmbito necessário para esta operação.", "The token lacks the scope this operation needs.")
+	CodeNotFound           = register("e330", http.StatusNotFound, "Recurso não encontrado.", "Resource not found.")
+	CodeMethodNotAllowed   = register("e331", http.StatusMethodNotAllowed, "Método não permitido.", "Method not allowed.")
+	CodeBodyTooLarge       = register("e332", http.StatusRequestEntityTooLarge, "O pedido excede o tamanho máximo.", "The request body is too large.")
+	CodeUnsupportedMedia   = register("e333", http.StatusUnsupportedMediaType, "Tipo de conteúdo não suportado.", "Unsupported content type.")
+	CodeRateLimited        = register("e334", http.StatusTooManyRequests, "Demasiados pedidos; aguarde antes de tentar novamente.", "Too many requests; wait before trying again.")
+	CodeBadRequest         = register("e335", http.StatusBadRequest, "Pedido inválido.", "Bad request.")
+	CodeServiceUnavailable = register("e336", http.StatusServiceUnavailable, "Serviço indisponível.", "Service unavailable.")
+	CodeInternal           = register("e399", http.StatusInternalServerError, "Erro interno; indique o identificador do pedido ao suporte.", "Internal error; give the request id to support.")
+)

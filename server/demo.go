@@ -1,0 +1,136 @@
+package server
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"einvoice/store"
+)
+
+// DemoCredentialsFile is written into the data folder by `serve --demo`.
+const DemoCredentialsFile = "demo-credentials.json"
+
+// The two test entities of a demo installation (valid Portuguese NIFs).
+var demoEntities = []store.NewEntity{
+	{Name: "Demo Fornecedor, Lda.", Country: "PT", NIF: "508025338", TestEntity: true, Transactions: 1000},
+	{Name: "Demo Cliente, S.A.", Country: "PT", NIF: "500000000", TestEntity: true, Transactions: 1000},
+}
+
+// DemoCredentials is what an integrator needs to call a demo installation.
+type DemoCredentials struct {
+	APIBase       string       `json:"api_base"`
+	ClientID      string       `json:"client_id"`
+	ClientSecret  string       `json:"client_secret"`
+	PlatformToken string       `json:"platform_token"`
+	Entities      []DemoEntity `json:"entities"`
+}
+
+// DemoEntity is one test entity in the credentials file.
+type DemoEntity struct {
+	Name      string `json:"name"`
+	NIF       string `json:"nif"`
+	Country   string `json:"country"`
+	PublicKey string `json:"public_key"`
+}
+
+// demoState is what the installation remembers of its demo set-up.
+type demoState struct {
+	ClientID        string `json:"client_id"`
+	PlatformTokenID int64  `json:"platform_token_id"`
+}
+
+const demoSettingKey = "demo"
+
+// EnsureDemo sets up the demo installation on first start (two test entities, an OAuth client and a
+// legacy platform token authorised for both, an approved connection between them) and keeps what
+// exists on later starts. It writes the credentials to <dataDir>/demo-credentials.json and returns them.
+func EnsureDemo(ctx context.Context, st *store.Store, dataDir, apiBase string) (DemoCredentials, error) {
+	creds := DemoCredentials{APIBase: apiBase}
+	var entities []store.Entity
+	for _, n := range demoEntities {
+		e, err := st.EntityByNIF(ctx, n.Country, n.NIF)
+		if errors.Is(err, store.ErrNotFound) {
+			e, err = st.CreateEntity(ctx, n)
+		}
+		if err != nil {
+			return creds, fmt.Errorf("demo entity %s: %w", n.NIF, err)
+		}
+		if !e.TestEntity {
+			yes := true
+			if e, err = st.UpdateEntity(ctx, e.ID, store.EntityChanges{TestEntity: &yes}); err != nil {
+				return creds, err
+			}
+		}
+		entities = append(entities, e)
+		creds.Entities = append(creds.Entities, DemoEntity{e.Name, e.NIF, e.Country, e.PublicKey})
+	}
+	if _, err := st.CreateConnection(ctx, store.NewConnection{
+		FromEntityID: entities[0].ID, ToEntityID: entities[1].ID, State: store.ConnApproved, Person: "demo",
+	}); err != nil && !errors.Is(err, store.ErrConflict) {
+		return creds, err
+	}
+
+	var state demoState
+	if raw, err := st.Setting(ctx, demoSettingKey); err == nil {
+		if err := json.Unmarshal([]byte(raw), &state); err != nil {
+			return creds, fmt.Errorf("demo setting: %w", err)
+		}
+	} else if !errors.Is(err, store.ErrNotFound) {
+		return creds, err
+	}
+
+	client, secret, err := st.ClientSecret(ctx, state.ClientID)
+	if errors.Is(err, store.ErrNotFound) || err == nil && client.Disabled {
+		var s string
+		client, s, err = st.CreateClient(ctx, "demo", AllScopes)
+		secret = []byte(s)
+	}
+	if err != nil {
+		return creds, err
+	}
+	creds.ClientID, creds.ClientSecret = client.ClientID, string(secret)
+
+	// The platform token is kept only as a hash: reuse the one in the credentials file while it is valid.
+	previous, _ := ReadDemoCredentials(dataDir)
+	token, err := st.CredentialByPlatformToken(ctx, previous.PlatformToken)
+	if err != nil || token.Disabled || token.ID != state.PlatformTokenID {
+		if state.PlatformTokenID != 0 {
+			if err := st.DisableCredential(ctx, state.PlatformTokenID); err != nil && !errors.Is(err, store.ErrNotFound) {
+				return creds, err
+			}
+		}
+		token, previous.PlatformToken, err = st.CreatePlatformToken(ctx, "demo", AllScopes)
+		if err != nil {
+			return creds, err
+		}
+	}
+	creds.PlatformToken = previous.PlatformToken
+
+	for _, e := range entities {
+		for _, credID := range []int64{client.ID, token.ID} {
+			if err := st.Authorize(ctx, credID, e.ID); err != nil {
+				return creds, err
+			}
+		}
+	}
+	raw, _ := json.Marshal(demoState{ClientID: client.ClientID, PlatformTokenID: token.ID})
+	if err := st.SetSetting(ctx, demoSettingKey, string(raw)); err != nil {
+		return creds, err
+	}
+	out, _ := json.MarshalIndent(creds, "", "  ")
+	return creds, os.WriteFile(filepath.Join(dataDir, DemoCredentialsFile), append(out, '\n'), 0o600)
+}
+
+// ReadDemoCredentials reads the credentials file of a demo installation.
+func ReadDemoCredentials(dataDir string) (DemoCredentials, error) {
+	var c DemoCredentials
+	b, err := os.ReadFile(filepath.Join(dataDir, DemoCredentialsFile))
+	if err != nil {
+		return c, err
+	}
+	return c, json.Unmarshal(b, &c)
+}

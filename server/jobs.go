@@ -1,0 +1,117 @@
+package server
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"runtime/debug"
+	"sync"
+	"time"
+
+	"github.com/robfig/cron/v3"
+)
+
+// jobRunner runs the background jobs on robfig/cron: each run has a timeout, a panic is recovered and
+// logged, a run never overlaps the previous run of the same job, every run is logged and counted, and
+// stop waits for running jobs after cancelling them.
+type jobRunner struct {
+	cron    *cron.Cron
+	log     *slog.Logger
+	metrics *metrics
+	timeout time.Duration
+	ctx     context.Context
+	cancel  context.CancelFunc
+
+	mu   sync.Mutex
+	busy map[string]bool
+}
+
+// job is one kind of background work.
+type job struct {
+	name string
+	run  func(ctx context.Context) error
+}
+
+func newJobRunner(log *slog.Logger, m *metrics, timeout time.Duration) *jobRunner {
+	ctx, cancel := context.WithCancel(context.Background())
+	return &jobRunner{
+		cron: cron.New(cron.WithLogger(cron.DiscardLogger)), log: log, metrics: m, timeout: timeout,
+		ctx: ctx, cancel: cancel, busy: map[string]bool{},
+	}
+}
+
+// every schedules j at a fixed interval.
+func (r *jobRunner) every(interval time.Duration, j job) error {
+	if interval <= 0 {
+		return fmt.Errorf("job %s: interval must be positive", j.name)
+	}
+	_, err := r.cron.AddFunc(fmt.Sprintf("@every %s", interval), func() { r.runOnce(j) })
+	return err
+}
+
+// runOnce runs j now unless a run of it is under way.
+func (r *jobRunner) runOnce(j job) {
+	r.mu.Lock()
+	if r.busy[j.name] || r.ctx.Err() != nil {
+		r.mu.Unlock()
+		r.metrics.jobRuns.WithLabelValues(j.name, "skipped").Inc()
+		return
+	}
+	r.busy[j.name] = true
+	r.mu.Unlock()
+	defer func() {
+		r.mu.Lock()
+		delete(r.busy, j.name)
+		r.mu.Unlock()
+	}()
+
+	ctx, cancel := context.WithTimeout(r.ctx, r.timeout)
+	defer cancel()
+	start := time.Now()
+	outcome := "ok"
+	err := func() (err error) {
+		defer func() {
+			if p := recover(); p != nil {
+				outcome = "panic"
+				err = fmt.Errorf("panic: %v\n%s", p, debug.Stack())
+			}
+		}()
+		return j.run(ctx)
+	}()
+	elapsed := time.Since(start)
+	if err != nil && outcome == "ok" {
+		outcome = "error"
+	}
+	r.metrics.jobRuns.WithLabelValues(j.name, outcome).Inc()
+	r.metrics.jobDuration.WithLabelValues(j.name).Observe(elapsed.Seconds())
+	if err != nil {
+		r.log.Error("job run", "job", j.name, "outcome", outcome, "duration", elapsed, "err", err)
+	} else {
+		r.log.Info("job run", "job", j.name, "outcome", outcome, "duration", elapsed)
+	}
+}
+
+func (r *jobRunner) start() { r.cron.Start() }
+
+// stop cancels running jobs and waits for them to return.
+func (r *jobRunner) stop() {
+	r.cancel()
+	<-r.cron.Stop().Done()
+}
+
+// scheduleJobs is the job table.
+func (s *Server) scheduleJobs() error {
+	return s.jobs.every(s.cfg.Jobs.MaintenanceInterval, job{name: "maintenance", run: s.maintenance})
+}
+
+// maintenance forgets expired access tokens and old nonces and lets SQLite refresh its statistics.
+func (s *Server) maintenance(ctx context.Context) error {
+	n, err := s.store.PurgeExpired(ctx, s.now().Add(-2*s.cfg.Auth.TimestampSkew))
+	if err != nil {
+		return err
+	}
+	if n > 0 {
+		s.log.Info("maintenance: purged expired tokens and nonces", "rows", n)
+	}
+	return s.store.Optimize(ctx)
+}

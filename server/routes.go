@@ -1,0 +1,65 @@
+package server
+
+import (
+	"net/http"
+
+	"github.com/labstack/echo/v4"
+	"github.com/labstack/echo/v4/middleware"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+)
+
+// Scopes a token may carry; each /apps route declares the one it needs.
+const (
+	ScopeDocumentCreate      = "document_create"
+	ScopeDocumentRead        = "document_read"
+	ScopeDocumentUpdate      = "document_update"
+	ScopeStatesRead          = "states_read"
+	ScopeExternalConnections = "external_connections"
+)
+
+// AllScopes is every scope, in the order tokens list them.
+var AllScopes = []string{ScopeDocumentCreate, ScopeDocumentRead, ScopeDocumentUpdate, ScopeStatesRead, ScopeExternalConnections}
+
+// routes is the route table: one line per endpoint, the scope it needs and its handler.
+func (s *Server) routes() *echo.Echo {
+	e := echo.New()
+	e.HideBanner, e.HidePort = true, true
+	e.HTTPErrorHandler = s.errorHandler
+	e.Use(middleware.RequestIDWithConfig(middleware.RequestIDConfig{Generator: newRequestID}))
+	e.Use(s.observe)
+	e.Use(s.recoverPanics)
+	e.Use(s.limitBody)
+	e.Use(s.timeout)
+
+	e.GET("/healthz", s.healthz)
+	e.GET("/metrics", echo.WrapHandler(promhttp.HandlerFor(s.metrics.registry, promhttp.HandlerOpts{})))
+
+	// Middleware is attached per route, not per group: a group with middleware answers every unknown
+	// path itself, which would turn a wrong method (405) into 404.
+	for _, lang := range []string{"pt", "en"} {
+		base, l := "/api/v1/"+lang, withLang(lang)
+		e.POST(base+"/oauth2/token", s.issueToken, l, accepts(mimeJSON, mimeForm))
+
+		apps := func(method, path string, h echo.HandlerFunc, scope string) {
+			chain := []echo.MiddlewareFunc{l, s.authenticate}
+			if scope != "" {
+				chain = append(chain, needs(scope))
+			}
+			e.Add(method, base+"/apps"+path, h, chain...)
+		}
+		apps(http.MethodPost, "/authentications", s.handshake, "")
+		apps(http.MethodDelete, "/authentications", s.revokeHandshake, "")
+		apps(http.MethodGet, "/external-connections", s.listConnections, ScopeExternalConnections)
+		apps(http.MethodGet, "/external-connections/:id", s.getConnection, ScopeExternalConnections)
+	}
+	return e
+}
+
+// healthz answers 200 when the process runs and the database answers, 503 otherwise.
+func (s *Server) healthz(c echo.Context) error {
+	if err := s.store.Ping(c.Request().Context()); err != nil {
+		s.log.Error("health check: database", "err", err)
+		return c.JSON(http.StatusServiceUnavailable, map[string]string{"status": "unavailable", "database": "error"})
+	}
+	return c.JSON(http.StatusOK, map[string]string{"status": "ok", "database": "ok"})
+}

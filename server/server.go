@@ -1,0 +1,124 @@
+// Package server is the einvoice service: the Echo routes and middleware (request id, metrics, recover,
+// body limits, authentication, acting entity, scopes, rate limit), thin handlers, the error envelopes and
+// code registry, the document workflows and the background job table.
+package server
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"net"
+	"net/http"
+	"time"
+
+	"einvoice/store"
+
+	"github.com/labstack/echo/v4"
+	"github.com/prometheus/client_golang/prometheus"
+)
+
+// HTTPConfig is the [server] section of the configuration.
+type HTTPConfig struct {
+	Listen          string        `toml:"listen"`
+	PublicURL       string        `toml:"public_url"`
+	BodyLimit       int64         `toml:"body_limit"`
+	RequestTimeout  time.Duration `toml:"request_timeout"`
+	ShutdownTimeout time.Duration `toml:"shutdown_timeout"`
+}
+
+// AuthConfig is the authentication part of the [security] section.
+type AuthConfig struct {
+	AccessTokenTTL time.Duration `toml:"access_token_ttl"`
+	TimestampSkew  time.Duration `toml:"timestamp_skew"`
+}
+
+// RateLimitConfig is the [rate_limit] section: requests per platform credential.
+type RateLimitConfig struct {
+	RequestsPerMinute int           `toml:"requests_per_minute"`
+	BlockFor          time.Duration `toml:"block_for"`
+}
+
+// EnvironmentConfig is the [environment] section.
+type EnvironmentConfig struct {
+	Mode string `toml:"mode"` // "production" or "test"
+}
+
+// JobsConfig is the [jobs] section: how often the background jobs run.
+type JobsConfig struct {
+	MaintenanceInterval time.Duration `toml:"maintenance_interval"`
+	Timeout             time.Duration `toml:"timeout"`
+}
+
+// Config is everything the server needs from the configuration file.
+type Config struct {
+	HTTP        HTTPConfig
+	Auth        AuthConfig
+	RateLimit   RateLimitConfig
+	Environment EnvironmentConfig
+	Jobs        JobsConfig
+}
+
+// TestMode reports whether the installation runs as a test environment.
+func (c Config) TestMode() bool { return c.Environment.Mode == "test" }
+
+// Server is the running service.
+type Server struct {
+	cfg     Config
+	store   *store.Store
+	log     *slog.Logger
+	echo    *echo.Echo
+	limiter *rateLimiter
+	metrics *metrics
+	jobs    *jobRunner
+	now     func() time.Time
+}
+
+// New builds the service on an open store. Call Run to serve, or use Handler in tests.
+func New(cfg Config, st *store.Store, log *slog.Logger) *Server {
+	s := &Server{
+		cfg:     cfg,
+		store:   st,
+		log:     log,
+		limiter: newRateLimiter(cfg.RateLimit.RequestsPerMinute, time.Minute, cfg.RateLimit.BlockFor),
+		metrics: newMetrics(prometheus.NewRegistry()),
+		now:     time.Now,
+	}
+	s.jobs = newJobRunner(log, s.metrics, cfg.Jobs.Timeout)
+	s.echo = s.routes()
+	return s
+}
+
+// Handler is the HTTP handler of the whole service.
+func (s *Server) Handler() http.Handler { return s.echo }
+
+// Run serves on ln and runs the background jobs until ctx is cancelled, then stops gracefully:
+// in-flight requests finish (up to the shutdown timeout) and the jobs stop before Run returns.
+func (s *Server) Run(ctx context.Context, ln net.Listener) error {
+	if err := s.scheduleJobs(); err != nil {
+		return err
+	}
+	s.jobs.start()
+	srv := &http.Server{
+		Handler:           s.echo,
+		ReadHeaderTimeout: 10 * time.Second,
+		IdleTimeout:       2 * time.Minute,
+		ErrorLog:          slog.NewLogLogger(s.log.Handler(), slog.LevelWarn),
+	}
+	served := make(chan error, 1)
+	go func() { served <- srv.Serve(ln) }()
+
+	var err error
+	select {
+	case err = <-served:
+	case <-ctx.Done():
+		s.log.Info("shutting down")
+		sctx, cancel := context.WithTimeout(context.Background(), s.cfg.HTTP.ShutdownTimeout)
+		err = srv.Shutdown(sctx)
+		cancel()
+	}
+	s.jobs.stop()
+	if errors.Is(err, http.ErrServerClosed) {
+		err = nil
+	}
+	return err
+}

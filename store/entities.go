@@ -1,0 +1,128 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+)
+
+// Entity is a company of this installation: it issues and receives documents and is identified in API
+// calls by its public key.
+type Entity struct {
+	ID                   int64  `json:"id"`
+	Name                 string `json:"name"`
+	Country              string `json:"country"`
+	NIF                  string `json:"nif"`
+	PublicKey            string `json:"public_key"`
+	PaysReceived         bool   `json:"pays_received"`
+	Transactions         int64  `json:"transactions"`
+	ProcessStatesEnabled bool   `json:"process_states_enabled"`
+	SignsItself          bool   `json:"signs_itself"`
+	TestEntity           bool   `json:"test_entity"`
+	CreatedAt            string `json:"created_at"`
+	UpdatedAt            string `json:"updated_at"`
+}
+
+// NewEntity is what creating an entity takes; the public key is generated.
+type NewEntity struct {
+	Name         string
+	Country      string
+	NIF          string
+	PaysReceived bool
+	Transactions int64
+	TestEntity   bool
+}
+
+// EntityChanges lists the fields to change; nil leaves a field as it is.
+type EntityChanges struct {
+	Name                 *string
+	PaysReceived         *bool
+	Transactions         *int64
+	ProcessStatesEnabled *bool
+	SignsItself          *bool
+	TestEntity           *bool
+}
+
+const entityColumns = `id, name, country, nif, public_key, pays_received, transactions,
+	process_states_enabled, signs_itself, test_entity, created_at, updated_at`
+
+func scanEntity(row interface{ Scan(...any) error }) (Entity, error) {
+	var e Entity
+	err := row.Scan(&e.ID, &e.Name, &e.Country, &e.NIF, &e.PublicKey, &e.PaysReceived, &e.Transactions,
+		&e.ProcessStatesEnabled, &e.SignsItself, &e.TestEntity, &e.CreatedAt, &e.UpdatedAt)
+	return e, mapError(err)
+}
+
+// CreateEntity stores a new entity with a fresh public key; ErrConflict if the tax ID exists.
+func (s *Store) CreateEntity(ctx context.Context, n NewEntity) (Entity, error) {
+	var e Entity
+	err := s.write(ctx, func(tx *sql.Tx) error {
+		now := s.timestamp()
+		row := tx.QueryRowContext(ctx, `INSERT INTO entities (name, country, nif, public_key, pays_received,
+			transactions, test_entity, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+			RETURNING `+entityColumns,
+			n.Name, n.Country, n.NIF, RandomToken(20), n.PaysReceived, n.Transactions, n.TestEntity, now, now)
+		var err error
+		e, err = scanEntity(row)
+		return err
+	})
+	return e, err
+}
+
+// EntityByNIF finds an entity by country and tax ID.
+func (s *Store) EntityByNIF(ctx context.Context, country, nif string) (Entity, error) {
+	return scanEntity(s.reader.QueryRowContext(ctx,
+		`SELECT `+entityColumns+` FROM entities WHERE country = ? AND nif = ?`, country, nif))
+}
+
+// EntityByPublicKey finds the entity a public key identifies.
+func (s *Store) EntityByPublicKey(ctx context.Context, key string) (Entity, error) {
+	return scanEntity(s.reader.QueryRowContext(ctx,
+		`SELECT `+entityColumns+` FROM entities WHERE public_key = ?`, key))
+}
+
+// EntityByID finds an entity by its id.
+func (s *Store) EntityByID(ctx context.Context, id int64) (Entity, error) {
+	return scanEntity(s.reader.QueryRowContext(ctx, `SELECT `+entityColumns+` FROM entities WHERE id = ?`, id))
+}
+
+// Entities lists every entity by name.
+func (s *Store) Entities(ctx context.Context) ([]Entity, error) {
+	rows, err := s.reader.QueryContext(ctx, `SELECT `+entityColumns+` FROM entities ORDER BY name, id`)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []Entity
+	for rows.Next() {
+		e, err := scanEntity(rows)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, e)
+	}
+	return out, rows.Err()
+}
+
+// UpdateEntity applies the non-nil changes and returns the entity as stored.
+func (s *Store) UpdateEntity(ctx context.Context, id int64, c EntityChanges) (Entity, error) {
+	var e Entity
+	err := s.write(ctx, func(tx *sql.Tx) error {
+		_, err := tx.ExecContext(ctx, `UPDATE entities SET
+			name = coalesce(?, name),
+			pays_received = coalesce(?, pays_received),
+			transactions = coalesce(?, transactions),
+			process_states_enabled = coalesce(?, process_states_enabled),
+			signs_itself = coalesce(?, signs_itself),
+			test_entity = coalesce(?, test_entity),
+			updated_at = ?
+			WHERE id = ?`,
+			c.Name, c.PaysReceived, c.Transactions, c.ProcessStatesEnabled, c.SignsItself, c.TestEntity,
+			s.timestamp(), id)
+		if err != nil {
+			return err
+		}
+		e, err = scanEntity(tx.QueryRowContext(ctx, `SELECT `+entityColumns+` FROM entities WHERE id = ?`, id))
+		return err
+	})
+	return e, err
+}

@@ -1,0 +1,204 @@
+// Package store keeps everything einvoice knows in one embedded SQLite file: entities, platform
+// credentials, access tokens, connections and, later, documents and their outbox. It owns the schema
+// (embedded migrations applied at start), the single-writer/many-readers connection discipline, and the
+// at-rest protection of secrets. It knows nothing of HTTP, UBL or signing.
+package store
+
+import (
+	"context"
+	"database/sql"
+	"embed"
+	"errors"
+	"fmt"
+	"io/fs"
+	"net/url"
+	"path/filepath"
+	"runtime"
+	"sort"
+	"strings"
+	"time"
+
+	"modernc.org/sqlite"
+	sqlite3 "modernc.org/sqlite/lib"
+)
+
+// Sentinel errors callers can test with errors.Is.
+var (
+	ErrNotFound = errors.New("not found")
+	ErrConflict = errors.New("already exists")
+)
+
+// TimeLayout is how every timestamp is written: the spec's "YYYY-MM-DD HH:MM:SS", in UTC.
+const TimeLayout = "2006-01-02 15:04:05"
+
+// DBFile is the name of the database file inside the data folder.
+const DBFile = "einvoice.db"
+
+//go:embed migrations/*.sql
+var migrationFiles embed.FS
+
+// Store is the open database: one writer connection (SQLite allows one writer at a time, so queueing in
+// Go is cheaper than busy-waiting in SQLite) and a pool of read-only connections.
+type Store struct {
+	writer  *sql.DB
+	reader  *sql.DB
+	secrets *secretBox
+	now     func() time.Time
+}
+
+// Open opens (creating if needed) the database in dataDir and applies pending migrations. secretKey
+// encrypts client secrets at rest; it must be the same on every start.
+func Open(ctx context.Context, dataDir string, secretKey []byte) (*Store, error) {
+	box, err := newSecretBox(secretKey)
+	if err != nil {
+		return nil, err
+	}
+	path := filepath.Join(dataDir, DBFile)
+	writer, err := sql.Open("sqlite", dsn(path, false))
+	if err != nil {
+		return nil, err
+	}
+	writer.SetMaxOpenConns(1)
+	writer.SetMaxIdleConns(1)
+	writer.SetConnMaxLifetime(0)
+	s := &Store{writer: writer, secrets: box, now: time.Now}
+	if err := s.migrate(ctx); err != nil {
+		writer.Close()
+		return nil, fmt.Errorf("migrate %s: %w", path, err)
+	}
+	reader, err := sql.Open("sqlite", dsn(path, true))
+	if err != nil {
+		writer.Close()
+		return nil, err
+	}
+	readers := max(4, 2*runtime.NumCPU())
+	reader.SetMaxOpenConns(readers)
+	reader.SetMaxIdleConns(readers)
+	s.reader = reader
+	return s, nil
+}
+
+// dsn puts the pragmas in the connection string so that every pooled connection gets them:
+// busy_timeout first, WAL, foreign keys; writers take the write lock at BEGIN (immediate) so that
+// a transaction never fails half-way on lock upgrade.
+func dsn(path string, readOnly bool) string {
+	q := url.Values{}
+	q.Add("_pragma", "busy_timeout(10000)")
+	q.Add("_pragma", "journal_mode(WAL)")
+	q.Add("_pragma", "foreign_keys(1)")
+	// NORMAL in WAL mode never loses a committed transaction to a process crash (kill -9); only an
+	// operating-system crash can roll back the last commits.
+	q.Add("_pragma", "synchronous(NORMAL)")
+	if readOnly {
+		q.Add("_pragma", "query_only(1)")
+	} else {
+		q.Set("_txlock", "immediate")
+	}
+	return "file:" + path + "?" + q.Encode()
+}
+
+// Close closes both pools; the WAL is checkpointed by SQLite when the last connection closes.
+func (s *Store) Close() error {
+	var errs []error
+	if s.reader != nil {
+		errs = append(errs, s.reader.Close())
+	}
+	errs = append(errs, s.writer.Close())
+	return errors.Join(errs...)
+}
+
+// Ping checks that the database answers a query.
+func (s *Store) Ping(ctx context.Context) error {
+	var one int
+	return s.reader.QueryRowContext(ctx, "SELECT 1").Scan(&one)
+}
+
+// write runs fn in one immediate transaction on the writer connection.
+func (s *Store) write(ctx context.Context, fn func(tx *sql.Tx) error) error {
+	tx, err := s.writer.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	if err := fn(tx); err != nil {
+		tx.Rollback()
+		return mapError(err)
+	}
+	return mapError(tx.Commit())
+}
+
+// mapError turns SQLite constraint violations into the package's sentinels.
+func mapError(err error) error {
+	var se *sqlite.Error
+	if errors.As(err, &se) {
+		switch se.Code() {
+		case sqlite3.SQLITE_CONSTRAINT_UNIQUE, sqlite3.SQLITE_CONSTRAINT_PRIMARYKEY:
+			return fmt.Errorf("%w: %v", ErrConflict, err)
+		}
+	}
+	if errors.Is(err, sql.ErrNoRows) {
+		return ErrNotFound
+	}
+	return err
+}
+
+func (s *Store) timestamp() string { return s.now().UTC().Format(TimeLayout) }
+
+// migrate applies every embedded migration not yet recorded, each in its own transaction.
+func (s *Store) migrate(ctx context.Context) error {
+	if _, err := s.writer.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS schema_migrations (
+		version TEXT PRIMARY KEY, applied_at TEXT NOT NULL)`); err != nil {
+		return err
+	}
+	names, err := fs.Glob(migrationFiles, "migrations/*.sql")
+	if err != nil {
+		return err
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		version := strings.TrimSuffix(filepath.Base(name), ".sql")
+		body, err := migrationFiles.ReadFile(name)
+		if err != nil {
+			return err
+		}
+		err = s.write(ctx, func(tx *sql.Tx) error {
+			var done int
+			if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM schema_migrations WHERE version = ?`, version).Scan(&done); err != nil {
+				return err
+			}
+			if done > 0 {
+				return nil
+			}
+			if _, err := tx.ExecContext(ctx, string(body)); err != nil {
+				return fmt.Errorf("%s: %w", version, err)
+			}
+			_, err := tx.ExecContext(ctx, `INSERT INTO schema_migrations (version, applied_at) VALUES (?, ?)`, version, s.timestamp())
+			return err
+		})
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Setting reads an installation setting; ErrNotFound when it was never set.
+func (s *Store) Setting(ctx context.Context, key string) (string, error) {
+	var v string
+	err := s.reader.QueryRowContext(ctx, `SELECT value FROM settings WHERE key = ?`, key).Scan(&v)
+	return v, mapError(err)
+}
+
+// SetSetting writes an installation setting.
+func (s *Store) SetSetting(ctx context.Context, key, value string) error {
+	return s.write(ctx, func(tx *sql.Tx) error {
+		_, err := tx.ExecContext(ctx, `INSERT INTO settings (key, value) VALUES (?, ?)
+			ON CONFLICT (key) DO UPDATE SET value = excluded.value`, key, value)
+		return err
+	})
+}
+
+// Optimize lets SQLite refresh the statistics its query planner uses and checkpoints the WAL.
+func (s *Store) Optimize(ctx context.Context) error {
+	_, err := s.writer.ExecContext(ctx, `PRAGMA optimize; PRAGMA wal_checkpoint(PASSIVE);`)
+	return err
+}
