@@ -50,7 +50,6 @@ var (
 	CodeConnectionAsked  = register("s039", http.StatusCreated, "Pedido de ligação criado com sucesso.", "Connection request created successfully.")
 	CodeHandshakeDone    = register("e123", http.StatusOK, "Integração efetuada com sucesso.", "Integration completed successfully.")
 	CodeHandshakeRevoked = register("s301", http.StatusOK, "Integração revogada.", "Integration revoked.")
-	CodeOK               = register("s300", http.StatusOK, "Pedido efetuado com sucesso.", "Request completed successfully.")
 
 	CodeRecipientRule   = register("e048", http.StatusBadRequest, "O destinatário exige este campo.", "The recipient requires this field.")
 	CodeInvalidAuth     = register("e069", http.StatusUnauthorized, "Autenticação inválida.", "Invalid authentication.")

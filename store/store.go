@@ -202,3 +202,6 @@ func (s *Store) Optimize(ctx context.Context) error {
 	_, err := s.writer.ExecContext(ctx, `PRAGMA optimize; PRAGMA wal_checkpoint(PASSIVE);`)
 	return err
 }
+
+// SetClock replaces the store's clock (tests).
+func (s *Store) SetClock(now func() time.Time) { s.now = now }

@@ -1,0 +1,105 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"strings"
+	"testing"
+)
+
+// runCLI runs one command line in-process and returns its exit code and output.
+func runCLI(t *testing.T, args ...string) (int, string, string) {
+	t.Helper()
+	var out, errOut bytes.Buffer
+	code := run(args, &out, &errOut)
+	return code, out.String(), errOut.String()
+}
+
+func TestAdminCommands(t *testing.T) {
+	t.Setenv(envSecretKey, "admin-test-secret-key")
+	data := t.TempDir()
+	admin := func(args ...string) (int, string, string) {
+		return runCLI(t, append(append([]string{"admin"}, args...), "--data", data)...)
+	}
+	mustJSON := func(args ...string) map[string]any {
+		t.Helper()
+		code, out, errOut := admin(append(args, "--json")...)
+		if code != 0 {
+			t.Fatalf("%v: exit %d: %s", args, code, errOut)
+		}
+		var v map[string]any
+		if err := json.Unmarshal([]byte(out), &v); err != nil {
+			t.Fatalf("%v: %v\n%s", args, err, out)
+		}
+		return v
+	}
+
+	e := mustJSON("entity", "create", "--name", "Empresa A", "--nif", "508025338", "--pays-received", "--transactions", "5")
+	if e["nif"] != "508025338" || e["country"] != "PT" || e["pays_received"] != true || e["transactions"] != float64(5) {
+		t.Fatalf("created %v", e)
+	}
+	mustJSON("entity", "create", "--name", "Empresa B", "--nif", "PT500000000")
+	if u := mustJSON("entity", "update", "--nif", "508025338", "--process-states", "on", "--signs-itself", "on", "--transactions", "9"); u["process_states_enabled"] != true || u["signs_itself"] != true || u["transactions"] != float64(9) {
+		t.Fatalf("updated %v", u)
+	}
+	if s := mustJSON("entity", "show", "--nif", "508025338"); s["public_key"] != e["public_key"] {
+		t.Fatalf("show %v", s)
+	}
+
+	c := mustJSON("client", "create", "--name", "ERP", "--scopes", "document_read,states_read")
+	if c["client_id"] == "" || c["client_secret"] == "" {
+		t.Fatalf("client %v", c)
+	}
+	mustJSON("client", "authorize", "--client", c["client_id"].(string), "--nif", "508025338")
+	mustJSON("client", "disable", "--client", c["client_id"].(string))
+	tok := mustJSON("token", "create", "--name", "Legacy")
+	if !strings.HasPrefix(tok["token"].(string), "pt_") {
+		t.Fatalf("token %v", tok)
+	}
+	conn := mustJSON("connection", "create", "--from", "508025338", "--to", "500000000")
+	if conn["state"] != "analyzing" {
+		t.Fatalf("connection %v", conn)
+	}
+	if d := mustJSON("connection", "decline", "--id", "1", "--reason", "missing contract"); d["state"] != "declined" || d["reason"] != "missing contract" {
+		t.Fatalf("declined %v", d)
+	}
+	if code, out, _ := admin("entity", "list"); code != 0 || !strings.Contains(out, "Empresa B") {
+		t.Fatalf("list: %d %s", code, out)
+	}
+
+	failures := []struct {
+		args []string
+		code int
+	}{
+		{[]string{"entity", "create", "--name", "X", "--nif", "123456780"}, 1},           // check digit
+		{[]string{"entity", "create", "--name", "X", "--nif", "508025338"}, 1},           // exists
+		{[]string{"entity", "create", "--nif", "123456789"}, 2},                          // missing --name
+		{[]string{"entity", "create", "--name", "X", "--nif", "1", "--country", "P"}, 2}, // bad country
+		{[]string{"entity", "show", "--nif", "123456789"}, 1},                            // unknown entity
+		{[]string{"entity", "update", "--nif", "508025338", "--signs-itself", "maybe"}, 2},
+		{[]string{"client", "authorize", "--client", "nobody", "--nif", "508025338"}, 1},
+		{[]string{"client", "create", "--name", "X", "--scopes", "everything"}, 2},
+		{[]string{"token", "revoke", "--id", "999"}, 1},
+		{[]string{"connection", "approve"}, 2},
+		{[]string{"connection", "create", "--from", "508025338", "--to", "508025338"}, 2},
+		{[]string{"entity", "destroy"}, 2},
+	}
+	for _, f := range failures {
+		code, _, errOut := admin(f.args...)
+		if code != f.code || strings.TrimSpace(errOut) == "" {
+			t.Errorf("%v: exit %d (want %d), stderr %q", f.args, code, f.code, errOut)
+		}
+	}
+}
+
+func TestTopLevelCommands(t *testing.T) {
+	if code, out, _ := runCLI(t, "--new-config"); code != 0 || out != exampleConfig {
+		t.Fatalf("--new-config: %d", code)
+	}
+	if code, out, _ := runCLI(t, "version"); code != 0 || !strings.HasPrefix(out, "einvoice ") {
+		t.Fatalf("version: %d %q", code, out)
+	}
+	if code, _, _ := runCLI(t, "frobnicate"); code != 2 {
+		t.Fatalf("unknown command: %d", code)
+	}
+}

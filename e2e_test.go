@@ -1,0 +1,205 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"einvoice/server"
+)
+
+// buildBinary builds einvoice once per test run.
+var buildBinary = sync.OnceValues(func() (string, error) {
+	dir, err := os.MkdirTemp("", "einvoice-e2e")
+	if err != nil {
+		return "", err
+	}
+	bin := filepath.Join(dir, "einvoice")
+	out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput()
+	if err != nil {
+		return "", fmt.Errorf("go build: %v\n%s", err, out)
+	}
+	return bin, nil
+})
+
+// process is a running `einvoice serve`.
+type process struct {
+	cmd    *exec.Cmd
+	stderr *syncBuffer
+	done   chan error
+}
+
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+func (s *syncBuffer) String() string { s.mu.Lock(); defer s.mu.Unlock(); return s.b.String() }
+
+// startDemo starts the real binary on port 0 in the data folder and waits until it serves.
+func startDemo(t *testing.T, data string) (*process, server.DemoCredentials) {
+	t.Helper()
+	bin, err := buildBinary()
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := &process{stderr: &syncBuffer{}, done: make(chan error, 1)}
+	p.cmd = exec.Command(bin, "serve", "--demo", "--data", data, "--listen", "127.0.0.1:0")
+	p.cmd.Env = append(os.Environ(), "EINVOICE_CONFIG=")
+	p.cmd.Stderr = p.stderr
+	if err := p.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	go func() { p.done <- p.cmd.Wait() }()
+	t.Cleanup(func() { p.cmd.Process.Kill() })
+	deadline := time.Now().Add(20 * time.Second)
+	for !strings.Contains(p.stderr.String(), "einvoice serving") {
+		if time.Now().After(deadline) {
+			t.Fatalf("server did not start:\n%s", p.stderr.String())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	creds, err := server.ReadDemoCredentials(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p, creds
+}
+
+// stop sends SIGTERM and expects a clean exit.
+func (p *process) stop(t *testing.T) {
+	t.Helper()
+	p.cmd.Process.Signal(syscall.SIGTERM)
+	select {
+	case err := <-p.done:
+		if err != nil {
+			t.Fatalf("exit after SIGTERM: %v\n%s", err, p.stderr.String())
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("no exit after SIGTERM")
+	}
+}
+
+type client struct {
+	t    *testing.T
+	base string
+}
+
+func (c client) call(method, path string, header map[string]string, body string) (int, map[string]any) {
+	c.t.Helper()
+	req, _ := http.NewRequest(method, c.base+path, strings.NewReader(body))
+	for k, v := range header {
+		req.Header.Set(k, v)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		c.t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	raw, _ := io.ReadAll(resp.Body)
+	var v map[string]any
+	json.Unmarshal(raw, &v)
+	return resp.StatusCode, v
+}
+
+func (c client) token(creds server.DemoCredentials, nonce string) string {
+	c.t.Helper()
+	ts := strconv.FormatInt(time.Now().Unix(), 10)
+	body := fmt.Sprintf(`{"grant_type":"client_credentials","client_id":%q,"timestamp":%s,"nonce":%q,"signature":%q}`,
+		creds.ClientID, ts, nonce, server.RequestSignature(creds.ClientID, ts, nonce, []byte(creds.ClientSecret)))
+	status, v := c.call("POST", "/oauth2/token", map[string]string{"Content-Type": "application/json"}, body)
+	if status != 200 {
+		c.t.Fatalf("token: %d %v", status, v)
+	}
+	return v["access_token"].(string)
+}
+
+func TestEndToEndDemoInstallation(t *testing.T) {
+	data := t.TempDir()
+	p, creds := startDemo(t, data)
+	if len(creds.Entities) != 2 || creds.ClientID == "" || creds.ClientSecret == "" || !strings.HasPrefix(creds.PlatformToken, "pt_") ||
+		!strings.HasSuffix(creds.APIBase, "/api/v1/pt") {
+		t.Fatalf("demo credentials: %+v", creds)
+	}
+	c := client{t, creds.APIBase}
+	a, b := creds.Entities[0], creds.Entities[1]
+
+	tok := c.token(creds, "first")
+	as := func(bearer, key string) map[string]string {
+		return map[string]string{"Authorization": "Bearer " + bearer, "entity": key}
+	}
+	status, v := c.call("GET", "/apps/external-connections", as(tok, a.PublicKey), "")
+	if status != 200 || v["response"].(map[string]any)["total"] != float64(1) {
+		t.Fatalf("connections: %d %v", status, v)
+	}
+	conn := v["response"].(map[string]any)["data"].([]any)[0].(map[string]any)
+	if conn["state_external_connection"].(map[string]any)["alias"] != "approved" ||
+		conn["receiver_entity"].(map[string]any)["nif"] != b.NIF {
+		t.Fatalf("demo connection: %v", conn)
+	}
+
+	// Legacy: refused before the handshake, accepted after it.
+	if status, _ := c.call("GET", "/apps/external-connections", as(creds.PlatformToken, b.PublicKey), ""); status != 401 {
+		t.Fatalf("legacy before handshake: %d", status)
+	}
+	if status, v := c.call("POST", "/apps/authentications", as(creds.PlatformToken, b.PublicKey), ""); status != 200 ||
+		v["message"].(map[string]any)["code"] != "e123" {
+		t.Fatalf("handshake: %d %v", status, v)
+	}
+
+	// The admin command works on the same data folder while the server runs.
+	bin, _ := buildBinary()
+	out, err := exec.Command(bin, "admin", "entity", "list", "--data", data, "--json").Output()
+	if err != nil || !strings.Contains(string(out), b.PublicKey) {
+		t.Fatalf("admin while serving: %v %s", err, out)
+	}
+	p.stop(t)
+
+	// A restart keeps the entities, the client, the platform token, the handshake and issued tokens.
+	p2, again := startDemo(t, data)
+	if again.ClientID != creds.ClientID || again.ClientSecret != creds.ClientSecret || again.PlatformToken != creds.PlatformToken ||
+		again.Entities[0].PublicKey != a.PublicKey || again.Entities[1].PublicKey != b.PublicKey {
+		t.Fatalf("restart changed the credentials:\n%+v\n%+v", creds, again)
+	}
+	c.base = again.APIBase
+	if status, _ := c.call("GET", "/apps/external-connections", as(creds.PlatformToken, b.PublicKey), ""); status != 200 {
+		t.Fatalf("legacy after restart: %d", status)
+	}
+	if status, _ := c.call("GET", "/apps/external-connections", as(tok, a.PublicKey), ""); status != 200 {
+		t.Fatalf("access token after restart: %d", status)
+	}
+	status, v = c.call("GET", "/apps/external-connections", as(c.token(creds, "afterRestart"), a.PublicKey), "")
+	if status != 200 || v["response"].(map[string]any)["total"] != float64(1) {
+		t.Fatalf("after restart: %d %v", status, v)
+	}
+
+	// kill -9 loses nothing committed: the connection declined now is declined after the restart.
+	out, err = exec.Command(bin, "admin", "connection", "decline", "--id", "1", "--reason", "testing", "--data", data).CombinedOutput()
+	if err != nil {
+		t.Fatalf("decline: %v %s", err, out)
+	}
+	p2.cmd.Process.Kill()
+	<-p2.done
+	_, third := startDemo(t, data)
+	c.base = third.APIBase
+	status, v = c.call("GET", "/apps/external-connections/1", as(c.token(creds, "afterKill"), a.PublicKey), "")
+	if status != 200 || v["response"].(map[string]any)["data"].(map[string]any)["state_external_connection"].(map[string]any)["alias"] != "declined" {
+		t.Fatalf("after kill -9: %d %v", status, v)
+	}
+}

@@ -1,0 +1,137 @@
+package store
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+)
+
+var key = []byte("0123456789abcdef-test")
+
+func open(t *testing.T, dir string) *Store {
+	t.Helper()
+	s, err := Open(context.Background(), dir, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return s
+}
+
+func TestMigrationsApplyOnceAndKeepData(t *testing.T) {
+	dir := t.TempDir()
+	ctx := context.Background()
+	s := open(t, dir)
+	e, err := s.CreateEntity(ctx, NewEntity{Name: "A", Country: "PT", NIF: "500000000"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	s2 := open(t, dir)
+	var n int
+	if err := s2.reader.QueryRow(`SELECT count(*) FROM schema_migrations`).Scan(&n); err != nil || n != 1 {
+		t.Fatalf("migrations recorded %d, %v", n, err)
+	}
+	got, err := s2.EntityByPublicKey(ctx, e.PublicKey)
+	if err != nil || got.NIF != "500000000" {
+		t.Fatalf("entity after reopen: %+v %v", got, err)
+	}
+	var fk, journal string
+	s2.writer.QueryRow(`PRAGMA foreign_keys`).Scan(&fk)
+	s2.writer.QueryRow(`PRAGMA journal_mode`).Scan(&journal)
+	if fk != "1" || journal != "wal" {
+		t.Fatalf("foreign_keys %s, journal_mode %s", fk, journal)
+	}
+	if _, err := s2.reader.Exec(`DELETE FROM entities`); err == nil {
+		t.Fatal("the reader pool must not write")
+	}
+}
+
+func TestEntityConflictAndNotFound(t *testing.T) {
+	s := open(t, t.TempDir())
+	ctx := context.Background()
+	if _, err := s.CreateEntity(ctx, NewEntity{Name: "A", Country: "PT", NIF: "500000000"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.CreateEntity(ctx, NewEntity{Name: "B", Country: "PT", NIF: "500000000"}); !errors.Is(err, ErrConflict) {
+		t.Fatalf("duplicate tax ID: %v", err)
+	}
+	if _, err := s.EntityByNIF(ctx, "PT", "123456789"); !errors.Is(err, ErrNotFound) {
+		t.Fatalf("unknown: %v", err)
+	}
+}
+
+func TestSecretsAtRest(t *testing.T) {
+	dir := t.TempDir()
+	ctx := context.Background()
+	s := open(t, dir)
+	c, secret, err := s.CreateClient(ctx, "erp", []string{"document_read"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, platformToken, err := s.CreatePlatformToken(ctx, "legacy", []string{"document_read"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	access, _, err := s.IssueAccessToken(ctx, c.ID, c.Scopes, time.Hour)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, got, err := s.ClientSecret(ctx, c.ClientID)
+	if err != nil || string(got) != secret {
+		t.Fatalf("secret read back %q, %v", got, err)
+	}
+	s.Close()
+	// No secret or token appears in clear anywhere in the database files.
+	for _, name := range []string{DBFile, DBFile + "-wal"} {
+		raw, _ := os.ReadFile(filepath.Join(dir, name))
+		for _, v := range []string{secret, platformToken, access} {
+			if bytes.Contains(raw, []byte(v)) {
+				t.Fatalf("%s holds a secret in clear", name)
+			}
+		}
+	}
+	// Another key cannot read the secret.
+	other, err := Open(ctx, dir, []byte("another key 0123456789"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close()
+	if _, _, err := other.ClientSecret(ctx, c.ClientID); err == nil {
+		t.Fatal("a different key decrypted the secret")
+	}
+}
+
+func TestNoncesAndTokens(t *testing.T) {
+	s := open(t, t.TempDir())
+	ctx := context.Background()
+	c, _, _ := s.CreateClient(ctx, "erp", []string{"document_read"})
+	now := time.Now()
+	if err := s.UseNonce(ctx, c.ID, "abc", now.Add(-10*time.Minute)); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.UseNonce(ctx, c.ID, "abc", now.Add(-10*time.Minute)); !errors.Is(err, ErrConflict) {
+		t.Fatalf("reused nonce: %v", err)
+	}
+	// Once the window has passed, the old nonce is forgotten.
+	s.SetClock(func() time.Time { return now.Add(11 * time.Minute) })
+	if err := s.UseNonce(ctx, c.ID, "abc", now.Add(time.Minute)); err != nil {
+		t.Fatalf("nonce after the window: %v", err)
+	}
+	s.SetClock(time.Now)
+	tok, _, _ := s.IssueAccessToken(ctx, c.ID, c.Scopes, time.Minute)
+	if _, err := s.LookupAccessToken(ctx, tok); err != nil {
+		t.Fatal(err)
+	}
+	s.SetClock(func() time.Time { return now.Add(2 * time.Minute) })
+	if _, err := s.LookupAccessToken(ctx, tok); !errors.Is(err, ErrNotFound) {
+		t.Fatalf("expired token: %v", err)
+	}
+	if n, err := s.PurgeExpired(ctx, now.Add(time.Hour)); err != nil || n != 2 {
+		t.Fatalf("purged %d, %v", n, err)
+	}
+}
