@@ -1,0 +1,136 @@
+package xmltree
+
+import (
+	"bytes"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+)
+
+const ns = "urn:example"
+
+func mustParse(t *testing.T, doc string) *Tree {
+	t.Helper()
+	tr, err := Parse([]byte(doc), DefaultLimits)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tr
+}
+
+func TestTreeShape(t *testing.T) {
+	a := Register(ns, "a")
+	b := Register(ns, "b")
+	id := Register("", "id")
+	tr := mustParse(t, `<?xml version="1.0" encoding="UTF-8"?>
+<p:a xmlns:p="urn:example" xmlns:q="urn:other">
+  <p:b id="1">x &amp; y</p:b>
+  <p:b><![CDATA[<raw>]]></p:b>
+  <q:c>one<p:b>two</p:b>three</q:c>
+</p:a>`)
+	root := tr.Root()
+	if tr.Name(root) != a || tr.Prefix(root) != "p" {
+		t.Fatalf("root %v", tr.QName(tr.Name(root)))
+	}
+	bs := tr.Children(root, b)
+	if len(bs) != 2 || tr.OwnText(bs[0]) != "x & y" || tr.OwnText(bs[1]) != "<raw>" {
+		t.Fatalf("children %v", bs)
+	}
+	if v, ok := tr.Attr(bs[0], id); !ok || v != "1" {
+		t.Fatalf("attribute %q %v", v, ok)
+	}
+	c := tr.NextSibling(bs[1])
+	if q := tr.QName(tr.Name(c)); q != (QName{"urn:other", "c"}) || tr.Name(c) < FirstLocalName {
+		t.Fatalf("unregistered name %v %d", q, tr.Name(c))
+	}
+	if tr.StringValue(c) != "onetwothree" || tr.OwnText(c) != "onethree" {
+		t.Fatalf("string value %q own %q", tr.StringValue(c), tr.OwnText(c))
+	}
+	if got := tr.Path(tr.FirstChild(c)); got != "/p:a/q:c[1]/p:b[1]" {
+		t.Fatalf("path %s", got)
+	}
+	if tr.Line(bs[1]) != 4 || tr.Depth(tr.FirstChild(c)) != 2 {
+		t.Fatalf("line %d depth %d", tr.Line(bs[1]), tr.Depth(tr.FirstChild(c)))
+	}
+}
+
+func TestHostileInputs(t *testing.T) {
+	billionLaughs := `<?xml version="1.0"?><!DOCTYPE lolz [<!ENTITY lol "lol"><!ENTITY lol2 "&lol;&lol;&lol;&lol;&lol;&lol;&lol;&lol;&lol;&lol;">
+<!ENTITY lol3 "&lol2;&lol2;&lol2;&lol2;&lol2;&lol2;&lol2;&lol2;&lol2;&lol2;"><!ENTITY lol4 "&lol3;&lol3;&lol3;&lol3;&lol3;&lol3;&lol3;&lol3;&lol3;&lol3;">
+<!ENTITY lol9 "&lol4;&lol4;&lol4;&lol4;&lol4;&lol4;&lol4;&lol4;&lol4;&lol4;">]><lolz>&lol9;</lolz>`
+	xxe := `<?xml version="1.0"?><!DOCTYPE r [<!ENTITY x SYSTEM "file:///etc/passwd">]><r>&x;</r>`
+	xxeNet := `<?xml version="1.0"?><!DOCTYPE r SYSTEM "http://127.0.0.1:9/x.dtd"><r/>`
+	deep := strings.Repeat("<a>", 10000) + strings.Repeat("</a>", 10000)
+	hugeText := "<a>" + strings.Repeat("x", 50<<20) + "</a>"
+	cases := []struct {
+		name string
+		doc  string
+		lim  Limits
+		kind ErrorKind
+	}{
+		{"billion laughs", billionLaughs, DefaultLimits, DoctypeFound},
+		{"external entity", xxe, DefaultLimits, DoctypeFound},
+		{"external DTD", xxeNet, DefaultLimits, DoctypeFound},
+		{"10,000 deep", deep, DefaultLimits, TooDeep},
+		{"50 MB text node", hugeText, DefaultLimits, TextTooLong},
+		{"50 MB document over the size limit", hugeText, Limits{MaxBytes: 1 << 20, MaxDepth: 64, MaxText: 1 << 20}, TooLarge},
+		{"truncated", `<?xml version="1.0"?><a><b>text</b><c`, DefaultLimits, NotWellFormed},
+		{"undefined prefix", `<a><x:b/></a>`, DefaultLimits, NotWellFormed},
+		{"undeclared entity", `<a>&nope;</a>`, DefaultLimits, NotWellFormed},
+		{"empty", ``, DefaultLimits, Empty},
+		{"not XML", `hello`, DefaultLimits, NotWellFormed},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			start := time.Now()
+			_, err := Parse([]byte(c.doc), c.lim)
+			var pe *Error
+			if !errors.As(err, &pe) || pe.Kind != c.kind {
+				t.Fatalf("err %v, want kind %s", err, c.kind)
+			}
+			if pe.Message == "" {
+				t.Fatal("no message")
+			}
+			if d := time.Since(start); d > 2*time.Second {
+				t.Fatalf("took %v", d)
+			}
+		})
+	}
+}
+
+func TestEncodingInfo(t *testing.T) {
+	tr := mustParse(t, "\xEF\xBB\xBF<?xml version=\"1.0\" encoding=\"UTF-8\"?><a/>")
+	if !tr.Info.BOM || !strings.EqualFold(tr.Info.Encoding, "UTF-8") {
+		t.Fatalf("info %+v", tr.Info)
+	}
+	latin1 := append([]byte(`<?xml version="1.0" encoding="ISO-8859-1"?><a>`), 0xE7, 0xE3)
+	latin1 = append(latin1, []byte("o</a>")...)
+	tr2, err := Parse(latin1, DefaultLimits)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tr2.Info.Encoding != "ISO-8859-1" || tr2.OwnText(0) != "ção" {
+		t.Fatalf("latin-1: %+v %q", tr2.Info, tr2.OwnText(0))
+	}
+	if !bytes.Equal([]byte(tr2.OwnText(0)), []byte("ção")) {
+		t.Fatal("text not converted to UTF-8")
+	}
+}
+
+func FuzzParse(f *testing.F) {
+	f.Add([]byte(`<a xmlns="urn:x"><b c="d">e</b></a>`))
+	f.Add([]byte(`<?xml version="1.0"?><!DOCTYPE a [<!ENTITY e "x">]><a>&e;</a>`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		tr, err := Parse(data, Limits{MaxBytes: 1 << 20, MaxDepth: 64, MaxText: 1 << 20})
+		if err != nil {
+			return
+		}
+		for i := 0; i < tr.Len(); i++ {
+			if tr.Kind(NodeID(i)) == Element {
+				tr.Path(NodeID(i))
+				tr.StringValue(NodeID(i))
+			}
+		}
+	})
+}

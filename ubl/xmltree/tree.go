@@ -1,0 +1,247 @@
+// Package xmltree parses XML documents with libxml2 (SAX2, no DOM, no DTD, no network, bounded size,
+// depth and text) into a compact read-only tree made for fast validation: nodes in document order in
+// one array, names as integers, text as slices of one string.
+package xmltree
+
+import (
+	"strconv"
+	"strings"
+)
+
+// NodeID is a node's index in its tree; None means no node.
+type NodeID int32
+
+// None is the NodeID of no node.
+const None NodeID = -1
+
+// Kind tells elements from text.
+type Kind uint8
+
+// Node kinds.
+const (
+	Element Kind = iota
+	Text
+)
+
+// node is one element or run of character data. Element children and text runs are linked in
+// document order; element nodes also link their first and next element child for quick walks.
+//
+// Whitespace-only text between elements is not kept (it carries no data in UBL); whitespace-only text
+// of an element without element children is.
+type node struct {
+	name        Name // NoName for text
+	prefix      uint16
+	depth       uint16
+	line        int32
+	parent      NodeID
+	firstChild  NodeID // first child of any kind
+	nextSibling NodeID // next sibling of any kind
+	firstElem   NodeID
+	nextElem    NodeID
+	start, end  int32 // element: its attributes in Tree.attrs; text: its text in Tree.data
+}
+
+func (nd *node) kind() Kind {
+	if nd.name == NoName {
+		return Text
+	}
+	return Element
+}
+
+// Attr is one attribute of an element.
+type Attr struct {
+	Name  Name
+	Value string
+}
+
+// Tree is a parsed document. Its zero value is an empty document.
+type Tree struct {
+	nodes    []node
+	attrs    []Attr
+	data     string   // every text and attribute value, sliced
+	local    []QName  // names not registered, by Name-FirstLocalName
+	prefixes []string // prefixes seen, index 0 = none
+	Info     Info
+}
+
+// Info is what the parse learnt about the document as a whole.
+type Info struct {
+	Encoding string // the encoding the document declares ("" when none)
+	BOM      bool   // the bytes start with a UTF-8 byte-order mark
+	Elements int
+}
+
+// Root is the document element, or None for an empty tree.
+func (t *Tree) Root() NodeID {
+	if len(t.nodes) == 0 {
+		return None
+	}
+	return 0
+}
+
+// Len is the number of nodes (elements and text runs).
+func (t *Tree) Len() int { return len(t.nodes) }
+
+// Kind of a node.
+func (t *Tree) Kind(n NodeID) Kind { return t.nodes[n].kind() }
+
+// Name of an element.
+func (t *Tree) Name(n NodeID) Name { return t.nodes[n].name }
+
+// QName of a Name as this tree knows it.
+func (t *Tree) QName(name Name) QName {
+	if name >= FirstLocalName {
+		return t.local[name-FirstLocalName]
+	}
+	return globalQName(name)
+}
+
+// Prefix is the namespace prefix an element was written with.
+func (t *Tree) Prefix(n NodeID) string { return t.prefixes[t.nodes[n].prefix] }
+
+// Line is the line an element starts on.
+func (t *Tree) Line(n NodeID) int { return int(t.nodes[n].line) }
+
+// Parent of a node, None for the root.
+func (t *Tree) Parent(n NodeID) NodeID { return t.nodes[n].parent }
+
+// Depth of a node: 0 for the root.
+func (t *Tree) Depth(n NodeID) int { return int(t.nodes[n].depth) }
+
+// FirstChild is the first element child of n.
+func (t *Tree) FirstChild(n NodeID) NodeID { return t.nodes[n].firstElem }
+
+// NextSibling is the next element sibling of n.
+func (t *Tree) NextSibling(n NodeID) NodeID { return t.nodes[n].nextElem }
+
+// FirstContent is the first child of any kind (element or text).
+func (t *Tree) FirstContent(n NodeID) NodeID { return t.nodes[n].firstChild }
+
+// NextContent is the next sibling of any kind.
+func (t *Tree) NextContent(n NodeID) NodeID { return t.nodes[n].nextSibling }
+
+// Attrs of an element.
+func (t *Tree) Attrs(n NodeID) []Attr { return t.attrs[t.nodes[n].start:t.nodes[n].end] }
+
+// Attr returns an attribute's value and whether it is present.
+func (t *Tree) Attr(n NodeID, name Name) (string, bool) {
+	for _, a := range t.Attrs(n) {
+		if a.Name == name {
+			return a.Value, true
+		}
+	}
+	return "", false
+}
+
+// OwnText is the concatenation of an element's direct text children (of a text node: its text). For an
+// element without element children it is the string value.
+func (t *Tree) OwnText(n NodeID) string {
+	nd := &t.nodes[n]
+	if nd.kind() == Text {
+		return t.data[nd.start:nd.end]
+	}
+	var first NodeID = None
+	var b []byte
+	for c := nd.firstChild; c != None; c = t.nodes[c].nextSibling {
+		if t.nodes[c].kind() != Text {
+			continue
+		}
+		switch {
+		case first == None:
+			first = c
+		case b == nil:
+			b = append([]byte(t.OwnText(first)), t.OwnText(c)...)
+		default:
+			b = append(b, t.OwnText(c)...)
+		}
+	}
+	if b != nil {
+		return string(b)
+	}
+	if first == None {
+		return ""
+	}
+	return t.OwnText(first)
+}
+
+// HasElementChildren reports whether an element has element children.
+func (t *Tree) HasElementChildren(n NodeID) bool { return t.nodes[n].firstElem != None }
+
+// StringValue is the XPath string value: all descendant text in document order.
+func (t *Tree) StringValue(n NodeID) string {
+	nd := &t.nodes[n]
+	if nd.kind() == Text || nd.firstElem == None {
+		return t.OwnText(n)
+	}
+	var b strings.Builder
+	t.appendText(&b, n)
+	return b.String()
+}
+
+func (t *Tree) appendText(b *strings.Builder, n NodeID) {
+	for c := t.nodes[n].firstChild; c != None; c = t.nodes[c].nextSibling {
+		if t.nodes[c].kind() == Text {
+			b.WriteString(t.data[t.nodes[c].start:t.nodes[c].end])
+		} else {
+			t.appendText(b, c)
+		}
+	}
+}
+
+// Children returns n's element children with the name.
+func (t *Tree) Children(n NodeID, name Name) []NodeID {
+	var out []NodeID
+	for c := t.nodes[n].firstElem; c != None; c = t.nodes[c].nextElem {
+		if t.nodes[c].name == name {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// Child returns n's first element child with the name, or None.
+func (t *Tree) Child(n NodeID, name Name) NodeID {
+	for c := t.nodes[n].firstElem; c != None; c = t.nodes[c].nextElem {
+		if t.nodes[c].name == name {
+			return c
+		}
+	}
+	return None
+}
+
+// Path is an XPath to the node that names every step with its prefix and position, as validators
+// report locations: /Invoice/cac:InvoiceLine[2]/cbc:ID[1].
+func (t *Tree) Path(n NodeID) string {
+	if n == None {
+		return ""
+	}
+	var steps []string
+	for ; n != None; n = t.nodes[n].parent {
+		nd := &t.nodes[n]
+		if nd.kind() == Text {
+			steps = append(steps, "text()")
+			continue
+		}
+		name := t.QName(nd.name).Local
+		if p := t.prefixes[nd.prefix]; p != "" {
+			name = p + ":" + name
+		}
+		if nd.parent == None {
+			steps = append(steps, name)
+			continue
+		}
+		pos := 1
+		for c := t.nodes[nd.parent].firstElem; c != n; c = t.nodes[c].nextElem {
+			if t.nodes[c].name == nd.name {
+				pos++
+			}
+		}
+		steps = append(steps, name+"["+strconv.Itoa(pos)+"]")
+	}
+	var b strings.Builder
+	for i := len(steps) - 1; i >= 0; i-- {
+		b.WriteByte('/')
+		b.WriteString(steps[i])
+	}
+	return b.String()
+}

@@ -1,0 +1,346 @@
+// Package xsd validates the structure of UBL 2.1 documents (Invoice, CreditNote, Order) exactly as the
+// official OASIS schemas do under libxml2: element names and namespaces, order and cardinality,
+// attributes, and the lexical form of values. The schemas themselves are not carried: gen/ compiles
+// them into ubl21.tbl, which is embedded and loaded at start-up. Loading also registers every name of
+// the schema set with xmltree, so that parsing gives known elements their global numbers.
+package xsd
+
+import (
+	"bufio"
+	_ "embed"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"einvoice/ubl/xmltree"
+)
+
+//go:generate go run ./gen/cmd -xsd ../../../shared/conformance/ubl-2.1/xsdrt -out ubl21.tbl
+
+//go:embed ubl21.tbl
+var tableText string
+
+// builtin is a built-in XSD simple type.
+type builtin uint8
+
+const (
+	bString builtin = iota
+	bNormalizedString
+	bToken
+	bLanguage
+	bNCName
+	bName
+	bNMTOKEN
+	bID
+	bIDREF
+	bAnyURI
+	bBase64
+	bHex
+	bBoolean
+	bDecimal
+	bInteger
+	bNonNegativeInteger
+	bPositiveInteger
+	bInt
+	bDouble
+	bDate
+	bTime
+	bDateTime
+	bQName
+	bAnySimple
+)
+
+var builtinNames = map[string]builtin{
+	"string": bString, "normalizedString": bNormalizedString, "token": bToken, "language": bLanguage,
+	"NCName": bNCName, "Name": bName, "NMTOKEN": bNMTOKEN, "ID": bID, "IDREF": bIDREF, "anyURI": bAnyURI,
+	"base64Binary": bBase64, "hexBinary": bHex, "boolean": bBoolean, "decimal": bDecimal, "integer": bInteger,
+	"nonNegativeInteger": bNonNegativeInteger, "positiveInteger": bPositiveInteger, "int": bInt, "double": bDouble,
+	"date": bDate, "time": bTime, "dateTime": bDateTime, "QName": bQName, "anySimpleType": bAnySimple,
+}
+
+type simpleType struct {
+	name string
+	base builtin
+	enum []string
+}
+
+type attrUse struct {
+	name xmltree.Name
+	typ  int
+	use  string // required, optional, prohibited
+}
+
+type particleKind uint8
+
+const (
+	pSeq particleKind = iota
+	pChoice
+	pAll
+	pRef // a global element
+	pEl  // a local element
+	pAny
+)
+
+type wildcard struct {
+	process string   // strict, lax, skip
+	spaces  []string // "*" any, "!ns" not ns (nor absent), "" absent, else a namespace
+}
+
+type particle struct {
+	kind     particleKind
+	min, max int // max -1: unbounded
+	name     xmltree.Name
+	typ      int // pEl: the local element's type
+	wild     wildcard
+	items    []*particle
+}
+
+type complexType struct {
+	name     string
+	abstract bool
+	mixed    bool
+	simple   int // simple content type, -1 for element content
+	content  *particle
+	attrs    []attrUse
+	anyAttr  *wildcard
+}
+
+// schemaSet is the loaded table.
+type schemaSet struct {
+	simple   []simpleType
+	complex  []complexType
+	global   map[xmltree.Name]int // element → complex type
+	names    []xmltree.Name       // table name index → registered Name
+	elements []xmltree.Name       // the document elements: Invoice, CreditNote, Order
+}
+
+var set = mustLoad(tableText)
+
+// Namespaces of the document elements.
+const (
+	NSInvoice    = "urn:oasis:names:specification:ubl:schema:xsd:Invoice-2"
+	NSCreditNote = "urn:oasis:names:specification:ubl:schema:xsd:CreditNote-2"
+	NSOrder      = "urn:oasis:names:specification:ubl:schema:xsd:Order-2"
+	nsXSI        = "http://www.w3.org/2001/XMLSchema-instance"
+)
+
+func mustLoad(text string) *schemaSet {
+	s, err := load(text)
+	if err != nil {
+		panic("xsd: embedded table: " + err.Error())
+	}
+	return s
+}
+
+func load(text string) (*schemaSet, error) {
+	s := &schemaSet{global: map[xmltree.Name]int{}}
+	sc := bufio.NewScanner(strings.NewReader(text))
+	sc.Buffer(make([]byte, 1<<20), 1<<20)
+	line := 0
+	for sc.Scan() {
+		line++
+		l := sc.Text()
+		if l == "" || l[0] == '#' {
+			continue
+		}
+		kind, rest, _ := strings.Cut(l, " ")
+		_, rest, _ = strings.Cut(rest, " ") // the index: lines come in order
+		var err error
+		switch kind {
+		case "N":
+			var space string
+			space, rest, err = unquote(rest)
+			s.names = append(s.names, xmltree.Register(space, strings.TrimSpace(rest)))
+		case "S":
+			err = s.addSimple(rest)
+		case "C":
+			err = s.addComplex(rest)
+		case "E":
+			f := strings.Fields(l)
+			n, t := atoi(f[1]), atoi(f[2])
+			s.global[s.names[n]] = t
+		default:
+			err = fmt.Errorf("unknown record %q", kind)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("line %d: %w", line, err)
+		}
+	}
+	for _, space := range []string{NSInvoice, NSCreditNote, NSOrder} {
+		local := space[strings.LastIndex(space, ":")+1 : len(space)-2]
+		n, ok := xmltree.Lookup(space, local)
+		if !ok {
+			return nil, fmt.Errorf("document element %s missing", local)
+		}
+		s.elements = append(s.elements, n)
+	}
+	return s, sc.Err()
+}
+
+func atoi(s string) int { n, _ := strconv.Atoi(s); return n }
+
+// unquote reads a Go-quoted string at the start of s.
+func unquote(s string) (string, string, error) {
+	s = strings.TrimLeft(s, " ")
+	q, err := strconv.QuotedPrefix(s)
+	if err != nil {
+		return "", "", err
+	}
+	v, err := strconv.Unquote(q)
+	return v, s[len(q):], err
+}
+
+func (s *schemaSet) addSimple(rest string) error {
+	name, enumPart, hasEnum := strings.Cut(rest, " enum ")
+	b, ok := builtinNames[strings.TrimSpace(name)]
+	if !ok {
+		return fmt.Errorf("unknown built-in %q", name)
+	}
+	st := simpleType{name: "xs:" + strings.TrimSpace(name), base: b}
+	for hasEnum && strings.TrimSpace(enumPart) != "" {
+		v, r, err := unquote(enumPart)
+		if err != nil {
+			return err
+		}
+		st.enum = append(st.enum, v)
+		enumPart = r
+	}
+	s.simple = append(s.simple, st)
+	return nil
+}
+
+func (s *schemaSet) addComplex(rest string) error {
+	head, attrs, _ := strings.Cut(rest, ";")
+	ct := complexType{simple: -1}
+	f := strings.Fields(head)
+	ct.name = f[0]
+	for i := 1; i < len(f); i++ {
+		switch f[i] {
+		case "abstract":
+			ct.abstract = true
+		case "mixed":
+			ct.mixed = true
+		case "simple":
+			ct.simple = atoi(f[i+1])
+			i++
+		case "any": // anyType
+			ct.mixed = true
+			ct.content = &particle{kind: pAny, min: 0, max: -1, wild: wildcard{process: "lax", spaces: []string{"*"}}}
+			ct.anyAttr = &wildcard{process: "lax", spaces: []string{"*"}}
+		case "content":
+			p, _, err := s.parseParticle(strings.Join(f[i+1:], " "))
+			if err != nil {
+				return err
+			}
+			ct.content = p
+			i = len(f)
+		}
+	}
+	af := strings.Fields(attrs)
+	for i := 0; i < len(af); i++ {
+		switch af[i] {
+		case "attr":
+			ct.attrs = append(ct.attrs, attrUse{name: s.names[atoi(af[i+1])], typ: atoi(af[i+2]), use: af[i+3]})
+			i += 3
+		case "anyattr":
+			w, err := parseWildcard(af[i+1])
+			if err != nil {
+				return err
+			}
+			ct.anyAttr = &w
+			i++
+		}
+	}
+	s.complex = append(s.complex, ct)
+	return nil
+}
+
+// parseParticle reads one s-expression particle and returns the rest of the text.
+func (s *schemaSet) parseParticle(t string) (*particle, string, error) {
+	t = strings.TrimLeft(t, " ")
+	if !strings.HasPrefix(t, "(") {
+		return nil, "", fmt.Errorf("particle expected at %q", t)
+	}
+	t = t[1:]
+	word := func() string {
+		t = strings.TrimLeft(t, " ")
+		i := strings.IndexAny(t, " )")
+		w := t[:i]
+		t = t[i:]
+		return w
+	}
+	p := &particle{}
+	kind := word()
+	p.min, p.max = atoi(word()), atoi(word())
+	switch kind {
+	case "seq", "choice", "all":
+		p.kind = map[string]particleKind{"seq": pSeq, "choice": pChoice, "all": pAll}[kind]
+		for {
+			t = strings.TrimLeft(t, " ")
+			if strings.HasPrefix(t, ")") {
+				break
+			}
+			item, rest, err := s.parseParticle(t)
+			if err != nil {
+				return nil, "", err
+			}
+			p.items = append(p.items, item)
+			t = rest
+		}
+	case "ref":
+		p.kind, p.name = pRef, s.names[atoi(word())]
+	case "el":
+		p.kind, p.name = pEl, s.names[atoi(word())]
+		p.typ = atoi(word())
+	case "any":
+		p.kind = pAny
+		w, err := parseWildcard(word())
+		if err != nil {
+			return nil, "", err
+		}
+		p.wild = w
+	default:
+		return nil, "", fmt.Errorf("unknown particle %q", kind)
+	}
+	t = strings.TrimLeft(t, " ")
+	if !strings.HasPrefix(t, ")") {
+		return nil, "", fmt.Errorf("unclosed particle at %q", t)
+	}
+	return p, t[1:], nil
+}
+
+// parseWildcard reads process["ns",...].
+func parseWildcard(w string) (wildcard, error) {
+	process, list, ok := strings.Cut(w, "[")
+	if !ok {
+		return wildcard{}, fmt.Errorf("bad wildcard %q", w)
+	}
+	out := wildcard{process: process}
+	list = strings.TrimSuffix(list, "]")
+	for list != "" {
+		v, rest, err := unquote(list)
+		if err != nil {
+			return wildcard{}, err
+		}
+		out.spaces = append(out.spaces, v)
+		list = strings.TrimPrefix(rest, ",")
+	}
+	return out, nil
+}
+
+// allows reports whether the wildcard admits a namespace.
+func (w *wildcard) allows(space string) bool {
+	for _, s := range w.spaces {
+		switch {
+		case s == "*":
+			return true
+		case strings.HasPrefix(s, "!"):
+			if space != s[1:] && space != "" {
+				return true
+			}
+		case s == space:
+			return true
+		}
+	}
+	return false
+}

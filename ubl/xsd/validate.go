@@ -1,0 +1,300 @@
+package xsd
+
+import (
+	"fmt"
+
+	"einvoice/ubl/xmltree"
+)
+
+// Error is one structure error: where and what.
+type Error struct {
+	Node    xmltree.NodeID
+	Line    int
+	Message string
+}
+
+// MaxErrors bounds how many errors one validation reports; validation stops there.
+const MaxErrors = 50
+
+// validator walks one tree.
+type validator struct {
+	t     *xmltree.Tree
+	errs  []Error
+	ids   map[string]bool
+	kids  []xmltree.NodeID // stack of the children of the elements being matched
+	decls []match          // how each of them matched
+}
+
+// Validate checks a tree against the schema of its document element and returns the errors (none when
+// the document is valid). A document element that is not Invoice, CreditNote or Order in its UBL 2.1
+// namespace is itself an error: there is no schema for it.
+func Validate(t *xmltree.Tree) []Error {
+	v := &validator{t: t}
+	root := t.Root()
+	known := false
+	for _, n := range set.elements {
+		if t.Name(root) == n {
+			known = true
+		}
+	}
+	if !known {
+		q := t.QName(t.Name(root))
+		v.fail(root, "no UBL 2.1 schema for the document element {%s}%s", q.Space, q.Local)
+		return v.errs
+	}
+	v.element(root, set.global[t.Name(root)], "strict")
+	return v.errs
+}
+
+func (v *validator) fail(n xmltree.NodeID, format string, args ...any) {
+	if len(v.errs) < MaxErrors {
+		v.errs = append(v.errs, Error{Node: n, Line: v.t.Line(n), Message: fmt.Sprintf(format, args...)})
+	}
+}
+
+func (v *validator) done() bool { return len(v.errs) >= MaxErrors }
+
+func (v *validator) label(n xmltree.NodeID) string {
+	q := v.t.QName(v.t.Name(n))
+	if p := v.t.Prefix(n); p != "" {
+		return p + ":" + q.Local
+	}
+	return q.Local
+}
+
+// element validates n as an instance of complex type ti.
+func (v *validator) element(n xmltree.NodeID, ti int, _ string) {
+	if v.done() {
+		return
+	}
+	ct := &set.complex[ti]
+	if ct.abstract {
+		v.fail(n, "element %s has an abstract type", v.label(n))
+		return
+	}
+	v.attributes(n, ct)
+	if ct.simple >= 0 {
+		if v.t.HasElementChildren(n) {
+			v.fail(n, "element %s may contain text only, no elements", v.label(n))
+			return
+		}
+		if msg := set.simple[ct.simple].check(v.t.OwnText(n), true, v); msg != "" {
+			v.fail(n, "element %s: %s", v.label(n), msg)
+		}
+		return
+	}
+	if !ct.mixed {
+		for c := v.t.FirstContent(n); c != xmltree.None; c = v.t.NextContent(c) {
+			if v.t.Kind(c) == xmltree.Text && !isSpace(v.t.OwnText(c)) {
+				v.fail(n, "element %s may contain elements only, no text", v.label(n))
+				break
+			}
+		}
+	}
+	// The children go on a shared stack so that matching allocates nothing; recursion below pushes
+	// above them and pops back.
+	base := len(v.kids)
+	for c := v.t.FirstChild(n); c != xmltree.None; c = v.t.NextSibling(c) {
+		v.kids = append(v.kids, c)
+		v.decls = append(v.decls, match{})
+	}
+	kids, decls := v.kids[base:], v.decls[base:]
+	defer func() { v.kids, v.decls = v.kids[:base], v.decls[:base] }()
+	if ct.content == nil {
+		if len(kids) > 0 {
+			v.fail(kids[0], "element %s is not allowed here: %s has no element content", v.label(kids[0]), v.label(n))
+		}
+		return
+	}
+	m := matcher{t: v.t, kids: kids, decls: decls}
+	ok := m.particle(ct.content)
+	switch {
+	case m.pos < len(kids):
+		v.fail(kids[m.pos], "element %s is not expected here in %s", v.label(kids[m.pos]), v.label(n))
+	case !ok:
+		v.fail(n, "element %s is incomplete: a required element is missing", v.label(n))
+	}
+	for i := 0; i < m.pos && !v.done(); i++ {
+		d := m.decls[i]
+		switch {
+		case d.wild != nil:
+			v.wildcardElement(kids[i], d.wild.process)
+		default:
+			v.element(kids[i], d.typ, "strict")
+		}
+	}
+}
+
+// wildcardElement validates an element matched by a wildcard: strict needs a global declaration, lax
+// uses one when there is one (and looks at the children laxly otherwise), skip looks no further.
+func (v *validator) wildcardElement(n xmltree.NodeID, process string) {
+	if process == "skip" {
+		return
+	}
+	if ti, ok := set.global[v.t.Name(n)]; ok {
+		v.element(n, ti, process)
+		return
+	}
+	if process == "strict" {
+		v.fail(n, "element %s is not declared", v.label(n))
+		return
+	}
+	for c := v.t.FirstChild(n); c != xmltree.None; c = v.t.NextSibling(c) {
+		v.wildcardElement(c, "lax")
+	}
+}
+
+// attributes checks every attribute against the type's uses and the required ones are present.
+func (v *validator) attributes(n xmltree.NodeID, ct *complexType) {
+	attrs := v.t.Attrs(n)
+	for _, a := range attrs {
+		q := v.t.QName(a.Name)
+		if q.Space == nsXSI {
+			switch q.Local {
+			case "schemaLocation", "noNamespaceSchemaLocation":
+				continue
+			}
+			v.fail(n, "attribute xsi:%s is not supported on %s", q.Local, v.label(n))
+			continue
+		}
+		use := ct.attr(a.Name)
+		switch {
+		case use != nil && use.use == "prohibited":
+			v.fail(n, "attribute %s is not allowed on %s", q.Local, v.label(n))
+		case use != nil:
+			if msg := set.simple[use.typ].check(a.Value, false, v); msg != "" {
+				v.fail(n, "attribute %s of %s: %s", q.Local, v.label(n), msg)
+			}
+		case ct.anyAttr != nil && ct.anyAttr.allows(q.Space):
+			if ct.anyAttr.process == "strict" {
+				v.fail(n, "attribute %s of %s is not declared", q.Local, v.label(n))
+			}
+		default:
+			v.fail(n, "attribute %s is not allowed on %s", q.Local, v.label(n))
+		}
+	}
+	for i := range ct.attrs {
+		u := &ct.attrs[i]
+		if u.use != "required" {
+			continue
+		}
+		if _, ok := v.t.Attr(n, u.name); !ok {
+			v.fail(n, "attribute %s is required on %s", v.t.QName(u.name).Local, v.label(n))
+		}
+	}
+}
+
+func (ct *complexType) attr(name xmltree.Name) *attrUse {
+	for i := range ct.attrs {
+		if ct.attrs[i].name == name {
+			return &ct.attrs[i]
+		}
+	}
+	return nil
+}
+
+// match is how one child was matched: by an element declaration (its type) or by a wildcard.
+type match struct {
+	typ  int
+	wild *wildcard
+}
+
+// matcher matches children against a content model greedily. The UBL, XMLDSig and XAdES models obey the
+// Unique Particle Attribution rule, so a greedy match never needs to back out of a choice it made.
+type matcher struct {
+	t     *xmltree.Tree
+	kids  []xmltree.NodeID
+	pos   int
+	decls []match
+}
+
+// particle consumes as many children as p admits and reports whether p's minimum was met.
+func (m *matcher) particle(p *particle) bool {
+	count := 0
+	for p.max < 0 || count < p.max {
+		start := m.pos
+		if !m.once(p) {
+			m.pos = start
+			break
+		}
+		count++
+		if m.pos == start { // an empty iteration: more of them change nothing
+			count = max(count, p.min)
+			break
+		}
+	}
+	return count >= p.min
+}
+
+// once matches one occurrence of p.
+func (m *matcher) once(p *particle) bool {
+	switch p.kind {
+	case pRef, pEl:
+		if m.pos >= len(m.kids) || m.t.Name(m.kids[m.pos]) != p.name {
+			return false
+		}
+		typ := p.typ
+		if p.kind == pRef {
+			typ = set.global[p.name]
+		}
+		m.decls[m.pos] = match{typ: typ}
+		m.pos++
+		return true
+	case pAny:
+		if m.pos >= len(m.kids) || !p.wild.allows(m.t.QName(m.t.Name(m.kids[m.pos])).Space) {
+			return false
+		}
+		m.decls[m.pos] = match{wild: &p.wild}
+		m.pos++
+		return true
+	case pSeq:
+		for _, item := range p.items {
+			if !m.particle(item) {
+				return false
+			}
+		}
+		return true
+	case pChoice:
+		emptyOK := false
+		for _, item := range p.items {
+			start := m.pos
+			if m.particle(item) {
+				if m.pos > start {
+					return true
+				}
+				emptyOK = true
+			}
+			m.pos = start
+		}
+		return emptyOK
+	case pAll:
+		seen := make([]bool, len(p.items))
+		for progress := true; progress; {
+			progress = false
+			for i, item := range p.items {
+				start := m.pos
+				if !seen[i] && m.once(item) && m.pos > start {
+					seen[i], progress = true, true
+				}
+			}
+		}
+		for i, item := range p.items {
+			if !seen[i] && item.min > 0 {
+				return false
+			}
+		}
+		return true
+	}
+	return false
+}
+
+func isSpace(s string) bool {
+	for i := 0; i < len(s); i++ {
+		switch s[i] {
+		case ' ', '\t', '\n', '\r':
+		default:
+			return false
+		}
+	}
+	return true
+}

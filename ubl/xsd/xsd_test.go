@@ -1,0 +1,61 @@
+package xsd
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"einvoice/ubl/internal/corpus"
+	"einvoice/ubl/xmltree"
+	"einvoice/ubl/xsd/gen"
+)
+
+// valid is the structure verdict: well-formed and valid against the schema of its root.
+func valid(data []byte) (bool, []Error, error) {
+	t, err := xmltree.Parse(data, xmltree.DefaultLimits)
+	if err != nil {
+		return false, nil, err
+	}
+	errs := Validate(t)
+	return len(errs) == 0, errs, nil
+}
+
+// Every corpus file gets the official schema's verdict.
+func TestAgreesWithOfficialSchemaOnCorpus(t *testing.T) {
+	profiles, err := corpus.Profiles()
+	if err != nil {
+		t.Skip(err)
+	}
+	for _, p := range profiles {
+		agree := 0
+		for _, e := range p.Expected {
+			data, err := os.ReadFile(filepath.Join(p.Cases, e.File))
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, errs, perr := valid(data)
+			if got == e.XSDValid {
+				agree++
+				continue
+			}
+			t.Errorf("%s/%s: xsd_valid %v, official %v (parse: %v, errors: %v)", p.Name, e.File, got, e.XSDValid, perr, errs)
+		}
+		t.Logf("%s: %d/%d files agree on xsd_valid", p.Name, agree, len(p.Expected))
+	}
+}
+
+// The committed table is what the generator makes of the official schemas today.
+func TestTableIsUpToDate(t *testing.T) {
+	dir, err := corpus.SchemaDir()
+	if err != nil {
+		t.Skip(err)
+	}
+	fresh, err := gen.Compile(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(fresh, []byte(tableText)) {
+		t.Fatal("ubl21.tbl is stale: run go generate ./ubl/xsd")
+	}
+}
