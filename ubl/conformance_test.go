@@ -1,0 +1,146 @@
+package ubl
+
+import (
+	"fmt"
+	"maps"
+	"os"
+	"path"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strings"
+	"testing"
+
+	"einvoice/ubl/internal/corpus"
+	"einvoice/ubl/rules"
+)
+
+// implemented is the set of rule ids a rule set defines.
+func implemented(s *rules.Set) map[string]bool {
+	ids := map[string]bool{}
+	for _, p := range s.Patterns {
+		for _, r := range p.Rules {
+			for _, a := range r.Asserts {
+				ids[a.ID] = true
+			}
+		}
+	}
+	return ids
+}
+
+func filter(m map[string]int, keep map[string]bool) map[string]int {
+	out := map[string]int{}
+	for k, v := range m {
+		if keep == nil || keep[k] {
+			out[k] = v
+		}
+	}
+	return out
+}
+
+// diff describes how two count maps differ ("" when equal).
+func diff(want, got map[string]int) string {
+	var parts []string
+	for _, k := range slices.Sorted(maps.Keys(want)) {
+		if got[k] != want[k] {
+			parts = append(parts, fmt.Sprintf("%s official %d ours %d", k, want[k], got[k]))
+		}
+	}
+	for _, k := range slices.Sorted(maps.Keys(got)) {
+		if _, ok := want[k]; !ok {
+			parts = append(parts, fmt.Sprintf("%s official 0 ours %d", k, got[k]))
+		}
+	}
+	return strings.Join(parts, "; ")
+}
+
+type outcome struct {
+	file    string
+	agree   bool
+	detail  string
+	partial string // disagreement on implemented ids only
+}
+
+// compare runs one profile's corpus and compares each file with the official result.
+func compare(t *testing.T, p corpus.Profile, profile Profile) []outcome {
+	ids := implemented(ruleSets[profile])
+	var out []outcome
+	for _, e := range p.Expected {
+		data, err := os.ReadFile(filepath.Join(p.Cases, e.File))
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := Validate(data, Auto, "en")
+		o := outcome{file: e.File}
+		var problems []string
+		if r.XSDValid != e.XSDValid {
+			problems = append(problems, fmt.Sprintf("xsd_valid official %v ours %v", e.XSDValid, r.XSDValid))
+		}
+		if (e.Error != "") != (r.NoVerdict != "") {
+			problems = append(problems, fmt.Sprintf("no verdict: official %q ours %q", e.Error, r.NoVerdict))
+		}
+		full := append(append([]string{}, problems...), diffAll(e, r, nil)...)
+		o.agree = len(full) == 0
+		o.detail = strings.Join(full, "; ")
+		if e.Error == "" {
+			part := append(append([]string{}, problems...), diffAll(e, r, ids)...)
+			o.partial = strings.Join(part, "; ")
+		}
+		out = append(out, o)
+	}
+	return out
+}
+
+func diffAll(e corpus.Expected, r *Result, ids map[string]bool) []string {
+	var out []string
+	if d := diff(filter(e.Fatal, ids), filter(r.Fatal, ids)); d != "" {
+		out = append(out, "fatal: "+d)
+	}
+	if d := diff(filter(e.Warning, ids), filter(r.Warning, ids)); d != "" {
+		out = append(out, "warning: "+d)
+	}
+	return out
+}
+
+// TestConformance compares every corpus file with the official validators. Every rule id the rule sets
+// implement must agree on every file (count for count); the full agreement per folder is reported.
+func TestConformance(t *testing.T) {
+	profiles, err := corpus.Profiles()
+	if err != nil {
+		t.Skip(err)
+	}
+	for _, p := range profiles {
+		profile := Profile(p.Name)
+		outcomes := compare(t, p, profile)
+		byFolder := map[string][2]int{}
+		failed := 0
+		for _, o := range outcomes {
+			folder := path.Dir(o.file)
+			c := byFolder[folder]
+			c[1]++
+			if o.agree {
+				c[0]++
+			}
+			byFolder[folder] = c
+			if o.partial != "" {
+				failed++
+				if failed <= 25 {
+					t.Errorf("%s/%s: %s", p.Name, o.file, o.partial)
+				}
+			}
+		}
+		if failed > 25 {
+			t.Errorf("%s: %d files disagree on implemented rules", p.Name, failed)
+		}
+		folders := slices.Collect(maps.Keys(byFolder))
+		sort.Strings(folders)
+		total := [2]int{}
+		for _, f := range folders {
+			c := byFolder[f]
+			total[0], total[1] = total[0]+c[0], total[1]+c[1]
+			t.Logf("%s %-40s %4d/%4d agree", p.Name, f, c[0], c[1])
+		}
+		t.Logf("%s: %d/%d files agree fully (%.1f%%); %d rule ids implemented", p.Name, total[0], total[1],
+			100*float64(total[0])/float64(total[1]), len(implemented(ruleSets[profile])))
+	}
+}

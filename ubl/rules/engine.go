@@ -1,0 +1,247 @@
+// Package rules runs business-rule sets (Schematron-style) over parsed UBL documents. A rule set is a
+// list of patterns; a pattern is a list of rules; a rule has a context (which elements it applies to)
+// and asserts (Go tests with their rule id, flag and messages). As in Schematron, every pattern walks
+// all elements in document order and checks each element with the first of its rules whose context
+// matches; patterns are independent. Tests use the helpers of Ctx, which follow XPath 2.0's value rules,
+// including its dynamic errors: a test that would make the official XSLT fail makes the whole
+// evaluation fail, with no verdict, as the official validator does.
+//
+// Rule sets live in sub-packages (ciuspt, peppol); adding a profile is adding a set.
+package rules
+
+import (
+	"fmt"
+	"strings"
+
+	"einvoice/ubl/xmltree"
+)
+
+// Flag is a finding's severity: only fatal findings reject a document.
+type Flag uint8
+
+// Flags.
+const (
+	Fatal Flag = iota
+	Warning
+)
+
+func (f Flag) String() string {
+	if f == Warning {
+		return "warning"
+	}
+	return "fatal"
+}
+
+// Assert is one rule id's test.
+type Assert struct {
+	ID     string
+	Flag   Flag
+	Report bool // a report fires when its test holds; an assert when it does not
+	PT, EN string
+	Test   func(c *Ctx, n xmltree.NodeID) bool
+}
+
+// Message is the assert's text in a language, beginning with "[ID]-".
+func (a *Assert) Message(lang string) string {
+	text := a.PT
+	if lang == "en" {
+		text = a.EN
+	}
+	return "[" + a.ID + "]-" + text
+}
+
+// Rule is a context and the asserts checked on every element it matches.
+type Rule struct {
+	Context *Context
+	Asserts []*Assert
+}
+
+// Pattern is an independent group of rules: an element is checked by its first matching rule only.
+type Pattern struct {
+	Name  string
+	Rules []*Rule
+
+	byName   map[xmltree.Name][]int // rule indexes whose context can end at the name
+	anyNamed []int                  // rules whose context ends in a wildcard step
+}
+
+// Set is a rule set for one profile.
+type Set struct {
+	Name     string
+	Patterns []*Pattern
+}
+
+// Finding is one fired assert on one element.
+type Finding struct {
+	Assert *Assert
+	Node   xmltree.NodeID
+}
+
+// DynamicError is an XPath dynamic error: the official validator stops and gives no verdict.
+type DynamicError struct{ Msg string }
+
+func (e *DynamicError) Error() string { return "no verdict: " + e.Msg }
+
+func dynamicError(format string, args ...any) {
+	panic(&DynamicError{Msg: fmt.Sprintf(format, args...)})
+}
+
+// NewSet indexes the patterns of a rule set.
+func NewSet(name string, patterns ...*Pattern) *Set {
+	for _, p := range patterns {
+		p.byName = map[xmltree.Name][]int{}
+		for i, r := range p.Rules {
+			for _, alt := range r.Context.alts {
+				last := alt.steps[len(alt.steps)-1]
+				if last.any {
+					p.anyNamed = append(p.anyNamed, i)
+				} else {
+					p.byName[last.name] = append(p.byName[last.name], i)
+				}
+			}
+		}
+	}
+	return &Set{Name: name, Patterns: patterns}
+}
+
+// Run evaluates the set on a tree. A DynamicError means there is no verdict (findings are then nil).
+func (s *Set) Run(t *xmltree.Tree) (findings []Finding, err error) {
+	c := newCtx(t)
+	defer func() {
+		if r := recover(); r != nil {
+			de, ok := r.(*DynamicError)
+			if !ok {
+				panic(r)
+			}
+			findings, err = nil, de
+		}
+	}()
+	for _, p := range s.Patterns {
+		for n := xmltree.NodeID(0); int(n) < t.Len(); n++ {
+			if t.Kind(n) != xmltree.Element {
+				continue
+			}
+			r := p.firstMatch(c, n)
+			if r == nil {
+				continue
+			}
+			c.resetLocal()
+			for _, a := range r.Asserts {
+				if a.Test(c, n) == a.Report {
+					findings = append(findings, Finding{Assert: a, Node: n})
+				}
+			}
+		}
+	}
+	return findings, nil
+}
+
+// firstMatch is the first rule of the pattern (in rule order) whose context matches n.
+func (p *Pattern) firstMatch(c *Ctx, n xmltree.NodeID) *Rule {
+	named := p.byName[c.t.Name(n)]
+	best := -1
+	for _, i := range named {
+		if (best < 0 || i < best) && p.Rules[i].Context.matches(c, n) {
+			best = i
+			break // indexes are in rule order
+		}
+	}
+	for _, i := range p.anyNamed {
+		if best >= 0 && i > best {
+			break
+		}
+		if p.Rules[i].Context.matches(c, n) {
+			best = i
+			break
+		}
+	}
+	if best < 0 {
+		return nil
+	}
+	return p.Rules[best]
+}
+
+// Context is a union of path patterns, as "a/b | //c/d".
+type Context struct {
+	text string
+	alts []pathPattern
+}
+
+type pathPattern struct {
+	rooted bool // starts at the document element ("/a/b")
+	steps  []patternStep
+}
+
+type patternStep struct {
+	name xmltree.Name
+	any  bool
+	pred func(c *Ctx, n xmltree.NodeID) bool
+}
+
+// Pred is a named predicate a context step may carry: "cac:AllowanceCharge[allowance]".
+type Pred func(c *Ctx, n xmltree.NodeID) bool
+
+// Ctx compiles a context. Steps are "prefix:Local", "*", each optionally followed by "[name]" naming a
+// predicate of preds; alternatives are separated by "|"; a leading "/" anchors at the document
+// element; a leading "//" (or none) matches anywhere.
+func NewContext(text string, preds map[string]Pred) *Context {
+	c := &Context{text: text}
+	for _, alt := range strings.Split(text, "|") {
+		alt = strings.TrimSpace(alt)
+		pp := pathPattern{}
+		switch {
+		case strings.HasPrefix(alt, "//"):
+			alt = alt[2:]
+		case strings.HasPrefix(alt, "/"):
+			pp.rooted, alt = true, alt[1:]
+		}
+		for _, s := range strings.Split(alt, "/") {
+			st := patternStep{}
+			if name, pred, ok := strings.Cut(s, "["); ok {
+				s = name
+				p := preds[strings.TrimSuffix(pred, "]")]
+				if p == nil {
+					panic("rules: unknown predicate " + pred + " in " + text)
+				}
+				st.pred = p
+			}
+			if s == "*" {
+				st.any = true
+			} else {
+				st.name = MustName(s)
+			}
+			pp.steps = append(pp.steps, st)
+		}
+		c.alts = append(c.alts, pp)
+	}
+	return c
+}
+
+func (ctx *Context) matches(c *Ctx, n xmltree.NodeID) bool {
+	for i := range ctx.alts {
+		if ctx.alts[i].matches(c, n) {
+			return true
+		}
+	}
+	return false
+}
+
+func (pp *pathPattern) matches(c *Ctx, n xmltree.NodeID) bool {
+	for i := len(pp.steps) - 1; i >= 0; i-- {
+		if n == xmltree.None {
+			return false
+		}
+		st := &pp.steps[i]
+		if !st.any && c.t.Name(n) != st.name {
+			return false
+		}
+		if st.pred != nil && !st.pred(c, n) {
+			return false
+		}
+		if i == 0 && pp.rooted && c.t.Parent(n) != xmltree.None {
+			return false
+		}
+		n = c.t.Parent(n)
+	}
+	return true
+}

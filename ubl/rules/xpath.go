@@ -1,0 +1,243 @@
+package rules
+
+import (
+	"math"
+	"regexp"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"einvoice/ubl/xmltree"
+)
+
+// Ctx is the evaluation context of one document: the tree, and values computed once per document or
+// once per rule context (the Schematron "let" variables), computed lazily as Saxon does.
+type Ctx struct {
+	t     *xmltree.Tree
+	doc   map[any]any
+	local map[any]any
+}
+
+func newCtx(t *xmltree.Tree) *Ctx { return &Ctx{t: t, doc: map[any]any{}} }
+
+func (c *Ctx) resetLocal() { clear(c.local) }
+
+// Tree is the document being evaluated.
+func (c *Ctx) Tree() *xmltree.Tree { return c.t }
+
+// Doc returns a document-level value, computing it on first use.
+func Doc[T any](c *Ctx, key any, compute func() T) T {
+	if v, ok := c.doc[key]; ok {
+		return v.(T)
+	}
+	v := compute()
+	c.doc[key] = v
+	return v
+}
+
+// Local returns a value of the current rule context, computing it on first use.
+func Local[T any](c *Ctx, key any, compute func() T) T {
+	if c.local == nil {
+		c.local = map[any]any{}
+	}
+	if v, ok := c.local[key]; ok {
+		return v.(T)
+	}
+	v := compute()
+	c.local[key] = v
+	return v
+}
+
+// Nodes returns the nodes p selects from n.
+func (c *Ctx) Nodes(n xmltree.NodeID, p *Path) []xmltree.NodeID {
+	var out []xmltree.NodeID
+	p.each(c, n, func(x xmltree.NodeID) bool { out = append(out, x); return true })
+	return out
+}
+
+// Exists: exists(p).
+func (c *Ctx) Exists(n xmltree.NodeID, p *Path) bool {
+	found := false
+	p.each(c, n, func(xmltree.NodeID) bool { found = true; return false })
+	return found
+}
+
+// Count: count(p).
+func (c *Ctx) Count(n xmltree.NodeID, p *Path) int {
+	k := 0
+	p.each(c, n, func(xmltree.NodeID) bool { k++; return true })
+	return k
+}
+
+// First is the first node p selects, or None.
+func (c *Ctx) First(n xmltree.NodeID, p *Path) xmltree.NodeID {
+	found := xmltree.None
+	p.each(c, n, func(x xmltree.NodeID) bool { found = x; return false })
+	return found
+}
+
+// Any reports whether some node p selects satisfies f.
+func (c *Ctx) Any(n xmltree.NodeID, p *Path, f func(xmltree.NodeID) bool) bool {
+	found := false
+	p.each(c, n, func(x xmltree.NodeID) bool { found = f(x); return !found })
+	return found
+}
+
+// All reports whether every node p selects satisfies f (true for none).
+func (c *Ctx) All(n xmltree.NodeID, p *Path, f func(xmltree.NodeID) bool) bool {
+	return !c.Any(n, p, func(x xmltree.NodeID) bool { return !f(x) })
+}
+
+// One is the single node p selects: None for none, a dynamic error for more than one (where XPath
+// needs a single item: a cast, arithmetic, a string function).
+func (c *Ctx) One(n xmltree.NodeID, p *Path) xmltree.NodeID {
+	found := xmltree.None
+	p.each(c, n, func(x xmltree.NodeID) bool {
+		if found != xmltree.None {
+			dynamicError("a sequence of more than one item is not allowed: %s", p)
+		}
+		found = x
+		return true
+	})
+	return found
+}
+
+// Str is the string value of a node ("" for None, as for an empty sequence).
+func (c *Ctx) Str(n xmltree.NodeID) string {
+	if n == xmltree.None {
+		return ""
+	}
+	return c.t.StringValue(n)
+}
+
+// StrOf is string(p) / normalize-space-less value of the single node p selects.
+func (c *Ctx) StrOf(n xmltree.NodeID, p *Path) string { return c.Str(c.One(n, p)) }
+
+// NormOf is normalize-space(p).
+func (c *Ctx) NormOf(n xmltree.NodeID, p *Path) string { return Norm(c.StrOf(n, p)) }
+
+// Attr is an attribute's value and presence.
+func (c *Ctx) Attr(n xmltree.NodeID, name xmltree.Name) (string, bool) {
+	if n == xmltree.None {
+		return "", false
+	}
+	return c.t.Attr(n, name)
+}
+
+// Eq is the general comparison "p = 'lit'": some selected node's string value equals lit.
+func (c *Ctx) Eq(n xmltree.NodeID, p *Path, lit string) bool {
+	return c.Any(n, p, func(x xmltree.NodeID) bool { return c.Str(x) == lit })
+}
+
+// Norm is XPath normalize-space.
+func Norm(s string) string {
+	return strings.Join(strings.FieldsFunc(s, func(r rune) bool { return r == ' ' || r == '\t' || r == '\n' || r == '\r' }), " ")
+}
+
+// Len is string-length: characters, not bytes.
+func Len(s string) int { return utf8.RuneCountInString(s) }
+
+// Re compiles a regular expression written with XPath's meaning of "." (neither newline nor carriage
+// return) and "\d" (any Unicode decimal digit). Flag "s" makes "." match every character.
+func Re(expr string, flags ...string) *regexp.Regexp {
+	dotAll := len(flags) > 0 && strings.Contains(flags[0], "s")
+	var b strings.Builder
+	for i := 0; i < len(expr); i++ {
+		ch := expr[i]
+		switch {
+		case ch == '\\' && i+1 < len(expr):
+			if expr[i+1] == 'd' {
+				b.WriteString(`\p{Nd}`)
+			} else {
+				b.WriteByte(ch)
+				b.WriteByte(expr[i+1])
+			}
+			i++
+		case ch == '.' && !dotAll:
+			b.WriteString(`[^\n\r]`)
+		case ch == '.':
+			b.WriteString(`(?s:.)`)
+		default:
+			b.WriteByte(ch)
+		}
+	}
+	return regexp.MustCompile(b.String())
+}
+
+// Double is the cast of a node's untyped value to xs:double, as general comparisons and arithmetic on
+// untyped values do; an invalid value is a dynamic error.
+func (c *Ctx) Double(n xmltree.NodeID) float64 {
+	s := c.Str(n)
+	f, ok := parseDouble(s)
+	if !ok {
+		dynamicError("cannot convert %q to xs:double", s)
+	}
+	return f
+}
+
+// Number is number(p): NaN for no node or an invalid value.
+func (c *Ctx) Number(n xmltree.NodeID, p *Path) float64 {
+	x := c.One(n, p)
+	if x == xmltree.None {
+		return math.NaN()
+	}
+	f, ok := parseDouble(c.Str(x))
+	if !ok {
+		return math.NaN()
+	}
+	return f
+}
+
+// parseDouble reads the xs:double lexical form (surrounding whitespace allowed).
+func parseDouble(s string) (float64, bool) {
+	s = strings.Trim(s, " \t\n\r")
+	switch s {
+	case "INF", "+INF":
+		return math.Inf(1), true
+	case "-INF":
+		return math.Inf(-1), true
+	case "NaN":
+		return math.NaN(), true
+	}
+	if s == "" {
+		return 0, false
+	}
+	for i := 0; i < len(s); i++ {
+		ch := s[i]
+		if !(ch >= '0' && ch <= '9' || ch == '.' || ch == 'e' || ch == 'E' || ch == '+' || ch == '-') {
+			return 0, false
+		}
+	}
+	f, err := strconv.ParseFloat(s, 64)
+	if err != nil {
+		if ne, ok := err.(*strconv.NumError); ok && ne.Err == strconv.ErrRange {
+			return f, true
+		}
+		return 0, false
+	}
+	return f, true
+}
+
+// DoubleCmp is the general comparison of the nodes p selects with a number: some node's value, cast to
+// xs:double, compares with x as op says ("<", "<=", ">", ">=", "=", "!=").
+func (c *Ctx) DoubleCmp(n xmltree.NodeID, p *Path, op string, x float64) bool {
+	return c.Any(n, p, func(y xmltree.NodeID) bool { return cmpFloat(c.Double(y), op, x) })
+}
+
+func cmpFloat(a float64, op string, b float64) bool {
+	switch op {
+	case "<":
+		return a < b
+	case "<=":
+		return a <= b
+	case ">":
+		return a > b
+	case ">=":
+		return a >= b
+	case "=":
+		return a == b
+	case "!=":
+		return a != b
+	}
+	panic("rules: unknown operator " + op)
+}

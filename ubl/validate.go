@@ -1,0 +1,195 @@
+// Package ubl reads and checks UBL 2.1 documents (Invoice, CreditNote, Order): parsing (xmltree),
+// structure against the official schemas (xsd), and the business rules of a profile (rules/ciuspt for
+// CIUS-PT 2.1.2, rules/peppol for PEPPOL BIS Ordering 3 T01), with findings as the official validators
+// report them.
+package ubl
+
+import (
+	"errors"
+	"strings"
+
+	"einvoice/ubl/rules"
+	"einvoice/ubl/rules/ciuspt"
+	"einvoice/ubl/rules/peppol"
+	"einvoice/ubl/xmltree"
+	"einvoice/ubl/xsd"
+)
+
+// Profile names a rule set.
+type Profile string
+
+// Profiles.
+const (
+	Auto        Profile = "auto"
+	CIUSPT      Profile = "cius-pt"
+	PeppolOrder Profile = "peppol-order"
+)
+
+var ruleSets = map[Profile]*rules.Set{CIUSPT: ciuspt.Set, PeppolOrder: peppol.Set}
+
+// ParseProfile reads a profile name.
+func ParseProfile(s string) (Profile, bool) {
+	switch p := Profile(s); p {
+	case Auto, CIUSPT, PeppolOrder:
+		return p, true
+	}
+	return "", false
+}
+
+// Finding is one problem found in a document.
+type Finding struct {
+	Rule     string `json:"rule"`
+	Flag     string `json:"flag"` // fatal or warning
+	Location string `json:"location"`
+	Message  string `json:"message"`
+}
+
+// Result is the verdict on one document.
+type Result struct {
+	Profile   Profile        `json:"profile"`
+	Root      *string        `json:"root"`
+	XSDValid  bool           `json:"xsd_valid"`
+	XSDErrors int            `json:"xsd_errors"`
+	Fatal     map[string]int `json:"fatal"`
+	Warning   map[string]int `json:"warning"`
+	// NoVerdict is set when the rules could not be evaluated (the document cannot be parsed, or a rule
+	// meets a value the official XSLT would stop on): the document is refused without rule ids.
+	NoVerdict string `json:"error,omitempty"`
+	// Service holds the service's own findings (not official rule ids), such as a non-UTF-8 encoding.
+	Service  map[string]int `json:"service,omitempty"`
+	Findings []Finding      `json:"findings,omitempty"`
+}
+
+// Rejected reports whether the document must be refused: not parseable, structurally invalid, any
+// fatal finding of the rules or the service, or no verdict.
+func (r *Result) Rejected() bool {
+	return !r.XSDValid || len(r.Fatal) > 0 || len(r.Service) > 0 || r.NoVerdict != ""
+}
+
+// FirstFatal is the first finding that rejects the document, if any.
+func (r *Result) FirstFatal() (Finding, bool) {
+	for _, f := range r.Findings {
+		if f.Flag == "fatal" {
+			return f, true
+		}
+	}
+	return Finding{}, false
+}
+
+// Service finding ids.
+const (
+	RuleBOM      = "EINV-ENC-01" // a byte-order mark before the XML declaration
+	RuleEncoding = "EINV-ENC-02" // an encoding other than UTF-8
+	RuleParse    = "EINV-XML-01" // not well-formed, or refused by the parser's limits
+	RuleSchema   = "EINV-XSD-01" // not valid against the UBL 2.1 schema
+	RuleRules    = "EINV-RUL-01" // the rules could not give a verdict
+)
+
+// Validate parses and checks a document with a profile (Auto picks it from the document element) and
+// writes messages in lang ("pt" or "en").
+func Validate(data []byte, profile Profile, lang string) *Result {
+	r := &Result{Profile: profile, Fatal: map[string]int{}, Warning: map[string]int{}}
+	t, err := xmltree.Parse(data, xmltree.DefaultLimits)
+	if err != nil {
+		r.NoVerdict = err.Error()
+		r.XSDErrors = 1
+		loc := ""
+		var pe *xmltree.Error
+		if errors.As(err, &pe) && pe.Line > 0 {
+			loc = "line " + itoa(pe.Line)
+		}
+		r.Findings = append(r.Findings, Finding{Rule: RuleParse, Flag: "fatal", Location: loc, Message: "[" + RuleParse + "]-" + err.Error()})
+		return r
+	}
+	root := rootName(t)
+	r.Root = &root
+	r.service(t, lang)
+
+	errs := xsd.Validate(t)
+	r.XSDValid, r.XSDErrors = len(errs) == 0, len(errs)
+	for _, e := range errs {
+		r.Findings = append(r.Findings, Finding{Rule: RuleSchema, Flag: "fatal", Location: t.Path(e.Node), Message: "[" + RuleSchema + "]-" + e.Message})
+	}
+
+	if profile == Auto {
+		profile = autoProfile(root)
+		r.Profile = profile
+	}
+	set := ruleSets[profile]
+	if set == nil {
+		return r
+	}
+	findings, err := set.Run(t)
+	if err != nil {
+		r.NoVerdict = err.Error()
+		r.Findings = append(r.Findings, Finding{Rule: RuleRules, Flag: "fatal", Message: "[" + RuleRules + "]-" + err.Error()})
+		return r
+	}
+	for _, f := range findings {
+		counts := r.Fatal
+		if f.Assert.Flag == rules.Warning {
+			counts = r.Warning
+		}
+		counts[f.Assert.ID]++
+		r.Findings = append(r.Findings, Finding{Rule: f.Assert.ID, Flag: f.Assert.Flag.String(), Location: t.Path(f.Node), Message: f.Assert.Message(lang)})
+	}
+	return r
+}
+
+// service records the service's own requirements: UTF-8 without a byte-order mark.
+func (r *Result) service(t *xmltree.Tree, lang string) {
+	add := func(id, pt, en string) {
+		if r.Service == nil {
+			r.Service = map[string]int{}
+		}
+		r.Service[id]++
+		msg := pt
+		if lang == "en" {
+			msg = en
+		}
+		r.Findings = append(r.Findings, Finding{Rule: id, Flag: "fatal", Location: "/", Message: "[" + id + "]-" + msg})
+	}
+	if t.Info.BOM {
+		add(RuleBOM, "O documento começa com uma marca de ordem de bytes (BOM); envie UTF-8 sem BOM.",
+			"The document starts with a byte-order mark (BOM); send UTF-8 without a BOM.")
+	}
+	if enc := t.Info.Encoding; enc != "" && !strings.EqualFold(enc, "UTF-8") {
+		add(RuleEncoding, "O documento está codificado em "+enc+"; só é aceite UTF-8.",
+			"The document is encoded in "+enc+"; only UTF-8 is accepted.")
+	}
+}
+
+// rootName is the document element's local name, or {namespace}local when it is not in the namespace
+// of a UBL 2.1 document of that name.
+func rootName(t *xmltree.Tree) string {
+	q := t.QName(t.Name(t.Root()))
+	switch {
+	case q.Local == "Invoice" && q.Space == xsd.NSInvoice, q.Local == "CreditNote" && q.Space == xsd.NSCreditNote,
+		q.Local == "Order" && q.Space == xsd.NSOrder:
+		return q.Local
+	}
+	return "{" + q.Space + "}" + q.Local
+}
+
+func autoProfile(root string) Profile {
+	switch root {
+	case "Invoice", "CreditNote":
+		return CIUSPT
+	case "Order":
+		return PeppolOrder
+	}
+	return ""
+}
+
+func itoa(i int) string {
+	if i == 0 {
+		return "0"
+	}
+	var b [20]byte
+	n := len(b)
+	for ; i > 0; i /= 10 {
+		n--
+		b[n] = byte('0' + i%10)
+	}
+	return string(b[n:])
+}
