@@ -217,6 +217,20 @@ func NewContext(text string, preds map[string]Pred) *Context {
 	return c
 }
 
+// safely evaluates a context predicate. XSLT 2.0 makes a dynamic error while matching a pattern
+// recoverable, and the recovery (Saxon's default) is that the pattern does not match.
+func safely(p Pred, c *Ctx, n xmltree.NodeID) (ok bool) {
+	defer func() {
+		if r := recover(); r != nil {
+			if _, dyn := r.(*DynamicError); !dyn {
+				panic(r)
+			}
+			ok = false
+		}
+	}()
+	return p(c, n)
+}
+
 func (ctx *Context) matches(c *Ctx, n xmltree.NodeID) bool {
 	for i := range ctx.alts {
 		if ctx.alts[i].matches(c, n) {
@@ -235,7 +249,7 @@ func (pp *pathPattern) matches(c *Ctx, n xmltree.NodeID) bool {
 		if !st.any && c.t.Name(n) != st.name {
 			return false
 		}
-		if st.pred != nil && !st.pred(c, n) {
+		if st.pred != nil && !safely(st.pred, c, n) {
 			return false
 		}
 		if i == 0 && pp.rooted && c.t.Parent(n) != xmltree.None {

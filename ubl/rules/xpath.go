@@ -241,3 +241,14 @@ func cmpFloat(a float64, op string, b float64) bool {
 	}
 	panic("rules: unknown operator " + op)
 }
+
+// Fail raises a dynamic error from a rule's own code (for example a sequence where XPath needs one item).
+func Fail(msg string) { dynamicError("%s", msg) }
+
+// RoundDouble is XPath round() on a double: halves towards positive infinity.
+func RoundDouble(f float64) float64 {
+	if math.IsNaN(f) || math.IsInf(f, 0) {
+		return f
+	}
+	return math.Floor(f + 0.5)
+}

@@ -7,4 +7,3 @@ import "einvoice/ubl/rules"
 
 func syntaxPattern() *rules.Pattern    { return rules.NewPattern("UBL-syntax") }
 func datatypePattern() *rules.Pattern  { return rules.NewPattern("UBL-datatype") }
-func conditionPattern() *rules.Pattern { return rules.NewPattern("UBL-condition") }
