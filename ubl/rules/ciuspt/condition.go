@@ -394,13 +394,13 @@ func payeeDiffersFromSeller(c *ctx, n node) bool {
 }
 
 var (
-	pPayeeName         = P("cac:PartyName/cbc:Name")
-	pPayeeID           = P("cac:PartyIdentification/cbc:ID")
-	pPayeeCompanyID    = P("cac:PartyLegalEntity/cbc:CompanyID")
-	pSellerName        = P("../cac:AccountingSupplierParty/cac:Party/cac:PartyName/cbc:Name")
-	pSellerID          = P("../cac:AccountingSupplierParty/cac:Party/cac:PartyIdentification/cbc:ID")
-	pSellerCompanyID   = P("../cac:AccountingSupplierParty/cac:Party/cac:PartyLegalEntity/cbc:CompanyID")
-	pSellerLegalName   = P("../cac:AccountingSupplierParty/cac:Party/cac:PartyLegalEntity/cbc:RegistrationName")
+	pPayeeName       = P("cac:PartyName/cbc:Name")
+	pPayeeID         = P("cac:PartyIdentification/cbc:ID")
+	pPayeeCompanyID  = P("cac:PartyLegalEntity/cbc:CompanyID")
+	pSellerName      = P("../cac:AccountingSupplierParty/cac:Party/cac:PartyName/cbc:Name")
+	pSellerID        = P("../cac:AccountingSupplierParty/cac:Party/cac:PartyIdentification/cbc:ID")
+	pSellerCompanyID = P("../cac:AccountingSupplierParty/cac:Party/cac:PartyLegalEntity/cbc:CompanyID")
+	pSellerLegalName = P("../cac:AccountingSupplierParty/cac:Party/cac:PartyLegalEntity/cbc:RegistrationName")
 )
 
 // anyPairEqual is the general comparison a = b on two node sequences (string values).
@@ -614,7 +614,9 @@ func taxableMatchesRate(kind string) test {
 					}
 				}
 			}
-			keep := func(ac node) bool { return kindMatches(kind, c.NormOf(ac, pCategoryID)) && atRate(ac, pCategoryPercent) }
+			keep := func(ac node) bool {
+				return kindMatches(kind, c.NormOf(ac, pCategoryID)) && atRate(ac, pCategoryPercent)
+			}
 			sum = sum.Add(acSum(c, n, pRootACs, "true", keep)).Sub(acSum(c, n, pRootACs, "false", keep)).Round2()
 			taxable, ok := c.DecOf(n, pParentTaxableAmount)
 			return ok && taxable.Sub(tolerance).LessEq(sum) && sum.LessEq(taxable.Add(tolerance))
