@@ -32,6 +32,7 @@ const usage = `einvoice: electronic invoicing integration server
 Usage:
   einvoice serve [--config FILE] [--data DIR] [--listen ADDR] [--demo]
   einvoice admin <noun> <verb> [--flags] [--json]     (einvoice admin help)
+  einvoice validate [--profile auto|cius-pt|peppol-order] [--json] [--lang pt|en] PATH...
   einvoice --new-config                                prints the documented example configuration
   einvoice version
 `
@@ -55,6 +56,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return serve(args[1:], stderr)
 	case "admin":
 		return admin(args[1:], stdout, stderr)
+	case "validate":
+		return validateCmd(args[1:], stdout, stderr)
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, usage)
 		return 0
