@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"einvoice/ubl/internal/corpus"
+	"einvoice/internal/corpus"
 )
 
 func TestValidateCommand(t *testing.T) {

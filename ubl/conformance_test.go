@@ -11,7 +11,7 @@ import (
 	"strings"
 	"testing"
 
-	"einvoice/ubl/internal/corpus"
+	"einvoice/internal/corpus"
 	"einvoice/ubl/rules"
 )
 

@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"einvoice/ubl/internal/corpus"
+	"einvoice/internal/corpus"
 	"einvoice/ubl/xmltree"
 )
 

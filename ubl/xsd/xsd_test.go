@@ -6,7 +6,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"einvoice/ubl/internal/corpus"
+	"einvoice/internal/corpus"
 	"einvoice/ubl/xmltree"
 	"einvoice/ubl/xsd/gen"
 )
