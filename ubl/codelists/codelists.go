@@ -1,0 +1,90 @@
+// Package codelists holds the code lists the rule sets check values against (currencies, countries,
+// units, VAT categories, payment means, identifier schemes, MIME types…), as data files embedded in the
+// binary. Each file names its list, the artefact and version it was taken from, and how the rule
+// artefact writes the list (space-padded, or comma-terminated), because the official tests look values
+// up with contains() on that exact string and the form decides what matches.
+package codelists
+
+import (
+	"embed"
+	"fmt"
+	"strings"
+)
+
+//go:generate go run ./gen -rules ../../../shared/conformance/rules -out .
+
+//go:embed *.txt
+var files embed.FS
+
+// List is one code list.
+type List struct {
+	Name   string
+	Source string
+	Codes  []string
+	text   string // the list as the rule artefact writes it
+}
+
+// Text is the list as one string in the artefact's form (" A B C " or "A,B,C,").
+func (l *List) Text() string { return l.text }
+
+// Has reports whether code is one of the codes.
+func (l *List) Has(code string) bool {
+	for _, c := range l.Codes {
+		if c == code {
+			return true
+		}
+	}
+	return false
+}
+
+// Padded is the artefact test contains(' A B C ', concat(' ', v, ' ')).
+func (l *List) Padded(v string) bool { return strings.Contains(l.text, " "+v+" ") }
+
+// Suffixed is the artefact test contains('A,B,C,', concat(v, ',')): a substring test, so "80" matches
+// inside "380,", exactly as the official rule does.
+func (l *List) Suffixed(v string) bool { return strings.Contains(l.text, v+",") }
+
+// Get returns a list by file name (without .txt); it panics when there is none (lists are looked up at
+// start-up).
+func Get(name string) *List {
+	b, err := files.ReadFile(name + ".txt")
+	if err != nil {
+		panic("codelists: no list " + name)
+	}
+	l, err := parse(name, string(b))
+	if err != nil {
+		panic(fmt.Sprintf("codelists: %s: %v", name, err))
+	}
+	return l
+}
+
+// parse reads a list file: "# name: …", "# source: …", "# form: padded|comma" and one code per line.
+func parse(name, text string) (*List, error) {
+	l := &List{Name: name}
+	form := ""
+	for _, line := range strings.Split(text, "\n") {
+		line = strings.TrimRight(line, "\r")
+		switch {
+		case strings.HasPrefix(line, "# name: "):
+			l.Name = strings.TrimPrefix(line, "# name: ")
+		case strings.HasPrefix(line, "# source: "):
+			l.Source = strings.TrimPrefix(line, "# source: ")
+		case strings.HasPrefix(line, "# form: "):
+			form = strings.TrimPrefix(line, "# form: ")
+		case line == "" || strings.HasPrefix(line, "#"):
+		default:
+			l.Codes = append(l.Codes, line)
+		}
+	}
+	switch form {
+	case "padded":
+		l.text = " " + strings.Join(l.Codes, " ") + " "
+	case "comma":
+		l.text = strings.Join(l.Codes, ",") + ","
+	case "plain":
+		l.text = strings.Join(l.Codes, " ")
+	default:
+		return nil, fmt.Errorf("unknown form %q", form)
+	}
+	return l, nil
+}
