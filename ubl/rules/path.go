@@ -62,6 +62,7 @@ type Path struct {
 	text   string
 	rooted bool
 	steps  []pathStep
+	union  []*Path // "a | b": the alternatives, in the order written
 }
 
 // P compiles a path; it panics on a malformed one (rule tables are built at start-up).
@@ -69,6 +70,13 @@ func P(text string) *Path { return PWith(text, nil) }
 
 // PWith compiles a path whose steps may name predicates: "cac:PartyTaxScheme[vat]/cbc:CompanyID".
 func PWith(text string, preds map[string]Pred) *Path {
+	if strings.Contains(text, "|") {
+		u := &Path{text: text}
+		for _, alt := range strings.Split(text, "|") {
+			u.union = append(u.union, PWith(strings.TrimSpace(alt), preds))
+		}
+		return u
+	}
 	p := &Path{text: text}
 	rest := text
 	nextAxis := child
@@ -116,6 +124,16 @@ func (p *Path) String() string { return p.text }
 
 // each calls fn for every node the path selects from n, in document order, until fn returns false.
 func (p *Path) each(c *Ctx, n xmltree.NodeID, fn func(xmltree.NodeID) bool) {
+	if p.union != nil {
+		stop := false
+		for _, alt := range p.union {
+			alt.each(c, n, func(x xmltree.NodeID) bool { stop = !fn(x); return !stop })
+			if stop {
+				return
+			}
+		}
+		return
+	}
 	start := n
 	if p.rooted {
 		start = xmltree.None // the document node

@@ -5,5 +5,4 @@ package ciuspt
 
 import "einvoice/ubl/rules"
 
-func syntaxPattern() *rules.Pattern   { return rules.NewPattern("UBL-syntax") }
-func datatypePattern() *rules.Pattern { return rules.NewPattern("UBL-datatype") }
+func syntaxPattern() *rules.Pattern { return rules.NewPattern("UBL-syntax") }
