@@ -1,6 +1,8 @@
 package ciuspt
 
 import (
+	"strings"
+
 	"einvoice/ubl/rules"
 	"einvoice/ubl/xmltree"
 )
@@ -53,8 +55,15 @@ var preds = map[string]rules.Pred{
 	"itemSCN": func(c *rules.Ctx, n xmltree.NodeID) bool {
 		return c.Eq(n, pClassifiedID, "S") || c.NormOf(n, pID) == "NOR"
 	},
-	"itemE": rules.EqIn("cac:ClassifiedTaxCategory/cbc:ID", "E", "ISE"),
-	"vat":   rules.ChildEquals("cac:TaxScheme/cbc:ID", "VAT"),
+	"itemE":  rules.EqIn("cac:ClassifiedTaxCategory/cbc:ID", "E", "ISE"),
+	"vat":    rules.ChildEquals("cac:TaxScheme/cbc:ID", "VAT"),
+	"object": rules.ChildEquals("cbc:DocumentTypeCode", "130"),
+	"notVAT": func(c *rules.Ctx, n xmltree.NodeID) bool {
+		return c.Any(n, pSchemeID, func(x node) bool { return c.Str(x) != "VAT" })
+	},
+	"binaryObject": func(c *rules.Ctx, n xmltree.NodeID) bool {
+		return strings.HasSuffix(c.Tree().QName(c.Tree().Name(n)).Local, "BinaryObject")
+	},
 }
 
 var (

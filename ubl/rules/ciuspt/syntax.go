@@ -1,0 +1,227 @@
+package ciuspt
+
+import (
+	_ "embed"
+	"strings"
+
+	"einvoice/ubl/rules"
+	"einvoice/ubl/xmltree"
+)
+
+//go:generate go run ./gen -rules ../../../../shared/conformance/rules/cius-pt-2.1.2.csv -out ubl-cr.txt
+
+//go:embed ubl-cr.txt
+var crTable string
+
+// syntaxPattern is the UBL-syntax pattern: warnings for elements CIUS-PT does not use (UBL-CR, invoices
+// only), for attributes it does not use (UBL-DT-08..26), for repeated elements (UBL-SR), and the
+// binary-object attributes every attachment needs (UBL-DT-06, -07).
+func syntaxPattern() *rules.Pattern {
+	once := func(id, path string) *rules.Assert {
+		return warn(id, rules.CountAtMost(path, 1), label(path)+" should occur at most once.", label(path)+" deve ocorrer no máximo uma vez.")
+	}
+	onceWith := func(id, path string) *rules.Assert {
+		p := rules.PWith(path, preds)
+		return warn(id, func(c *ctx, x node) bool { return c.Count(x, p) <= 1 },
+			label(path)+" should occur at most once.", label(path)+" deve ocorrer no máximo uma vez.")
+	}
+	invoice := append(unusedElements(), unusedAttributes()...)
+	invoice = append(invoice,
+		once("UBL-SR-01", "cac:ContractDocumentReference/cbc:ID"),
+		once("UBL-SR-02", "cac:ReceiptDocumentReference/cbc:ID"),
+		once("UBL-SR-03", "cac:DespatchDocumentReference/cbc:ID"),
+		onceWith("UBL-SR-04", "cac:AdditionalDocumentReference[object]/cbc:ID"),
+		once("UBL-SR-05", "cac:PaymentTerms/cbc:Note"),
+		once("UBL-SR-06", "cac:InvoiceDocumentReference"),
+		once("UBL-SR-08", "cac:InvoicePeriod"),
+		once("UBL-SR-09", "cac:AccountingSupplierParty/cac:Party/cac:PartyLegalEntity/cbc:RegistrationName"),
+		once("UBL-SR-10", "cac:AccountingSupplierParty/cac:Party/cac:PartyName/cbc:Name"),
+		once("UBL-SR-11", "cac:AccountingSupplierParty/cac:Party/cac:PartyLegalEntity/cbc:CompanyID"),
+		onceWith("UBL-SR-12", "cac:AccountingSupplierParty/cac:Party/cac:PartyTaxScheme[vat]/cbc:CompanyID"),
+		onceWith("UBL-SR-13", "cac:AccountingSupplierParty/cac:Party/cac:PartyTaxScheme[notVAT]/cbc:ID"),
+		once("UBL-SR-14", "cac:AccountingSupplierParty/cac:Party/cac:PartyLegalEntity/cbc:CompanyLegalForm"),
+		once("UBL-SR-15", "cac:AccountingCustomerParty/cac:Party/cac:PartyLegalEntity/cbc:RegistrationName"),
+		once("UBL-SR-16", "cac:AccountingCustomerParty/cac:Party/cac:PartyIdentification/cbc:ID"),
+		once("UBL-SR-17", "cac:AccountingCustomerParty/cac:Party/cac:PartyLegalEntity/cbc:CompanyID"),
+		once("UBL-SR-18", "cac:AccountingCustomerParty/cac:Party/cac:PartyTaxScheme/cbc:CompanyID"),
+		once("UBL-SR-24", "cac:Delivery"),
+		once("UBL-SR-29", "cac:PayeeParty/cac:PartyIdentification/cbc:ID"),
+		once("UBL-SR-39", "cac:ProjectReference/cbc:ID"),
+		once("UBL-SR-40", "cac:AccountingCustomerParty/cac:Party/cac:PartyName/cbc:Name"),
+	)
+	return rules.NewPattern("UBL-syntax",
+		rule("cac:AdditionalDocumentReference", once("UBL-SR-33", "cbc:DocumentType")),
+		rule("*[binaryObject]",
+			fatal("UBL-DT-06", hasAttr("mimeCode"), "Binary objects shall have a MIME code.", "Os objetos binários devem ter o código MIME."),
+			fatal("UBL-DT-07", hasAttr("filename"), "Binary objects shall have a file name.", "Os objetos binários devem ter o nome do ficheiro.")),
+		rule("cac:Delivery", once("UBL-SR-25", "cac:DeliveryParty/cac:PartyName/cbc:Name")),
+		rule("cac:AllowanceCharge[allowance]", once("UBL-SR-30", "cbc:AllowanceChargeReason")),
+		rule("cac:AllowanceCharge[charge]", once("UBL-SR-31", "cbc:AllowanceChargeReason")),
+		rule("/inv:Invoice", invoice...),
+		rule("cac:InvoiceLine",
+			once("UBL-SR-34", "cbc:Note"),
+			once("UBL-SR-35", "cac:OrderLineReference/cbc:LineID"),
+			once("UBL-SR-36", "cac:InvoicePeriod"),
+			once("UBL-SR-37", "cac:Price/cac:AllowanceCharge/cbc:Amount"),
+			once("UBL-SR-38", "cac:Item/cac:ClassifiedTaxCategory/cbc:TaxExemptionReason")),
+		rule("cac:PaymentMeans",
+			once("UBL-SR-26", "cbc:PaymentID"),
+			once("UBL-SR-27", "cbc:InstructionNote"),
+			once("UBL-SR-28", "cac:PaymentMandate/cbc:ID")),
+		rule("cac:BillingReference",
+			warn("UBL-SR-07", exist("cac:InvoiceDocumentReference/cbc:ID"),
+				"A billing reference should give the preceding invoice number.", "A referência de faturação deve indicar o número da fatura anterior.")),
+		rule("cac:TaxRepresentativeParty",
+			once("UBL-SR-22", "cac:Party/cac:PartyName/cbc:Name"),
+			once("UBL-SR-23", "cac:Party/cac:PartyTaxScheme/cbc:CompanyID")),
+		rule("cac:TaxSubtotal", once("UBL-SR-32", "cac:TaxCategory/cbc:TaxExemptionReason")),
+	)
+}
+
+var pSchemeID = P("cac:TaxScheme/cbc:ID")
+
+// lookupName is rules.MustName without the panic.
+func lookupName(q string) (n xmltree.Name, ok bool) {
+	defer func() {
+		if recover() != nil {
+			n, ok = xmltree.NoName, false
+		}
+	}()
+	return rules.MustName(q), true
+}
+
+// crPath is one UBL-CR rule: the path below the Invoice it reports.
+type crPath struct {
+	id    string
+	steps []xmltree.Name
+}
+
+// crTrie indexes the UBL-CR paths by their steps, so that one walk of the document finds every path
+// present.
+type crTrie struct {
+	next map[xmltree.Name]*crTrie
+	ids  []int // indexes of the rules whose path ends here
+}
+
+func loadCR() ([]crPath, *crTrie) {
+	var paths []crPath
+	root := &crTrie{next: map[xmltree.Name]*crTrie{}}
+	for _, line := range strings.Split(crTable, "\n") {
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		id, path, _ := strings.Cut(line, " ")
+		p := crPath{id: id}
+		t := root
+		for _, step := range strings.Split(path, "/") {
+			// A few official paths name elements UBL 2.1 does not have (cbc:DocumentReference): those
+			// rules can never fire, and NoName, which no element has, keeps them so.
+			n, ok := lookupName(step)
+			if !ok {
+				n = xmltree.NoName
+			}
+			p.steps = append(p.steps, n)
+			if t.next[n] == nil {
+				t.next[n] = &crTrie{next: map[xmltree.Name]*crTrie{}}
+			}
+			t = t.next[n]
+		}
+		t.ids = append(t.ids, len(paths))
+		paths = append(paths, p)
+	}
+	return paths, root
+}
+
+// presentCR walks the invoice once and returns which UBL-CR paths are present.
+func presentCR(c *ctx, invoice node, trie *crTrie, n int) []bool {
+	present := make([]bool, n)
+	t := c.Tree()
+	var walk func(x node, at *crTrie)
+	walk = func(x node, at *crTrie) {
+		for ch := t.FirstChild(x); ch != xmltree.None; ch = t.NextSibling(ch) {
+			if next := at.next[t.Name(ch)]; next != nil {
+				for _, i := range next.ids {
+					present[i] = true
+				}
+				if len(next.next) > 0 {
+					walk(ch, next)
+				}
+			}
+		}
+	}
+	walk(invoice, trie)
+	return present
+}
+
+// unusedElements are the UBL-CR warnings.
+func unusedElements() []*rules.Assert {
+	paths, trie := loadCR()
+	out := make([]*rules.Assert, len(paths))
+	for i, p := range paths {
+		i := i
+		out[i] = warn(p.id, func(c *ctx, x node) bool {
+			return !Doc(c, "ubl-cr", func() []bool { return presentCR(c, x, trie, len(paths)) })[i]
+		}, "A UBL element CIUS-PT does not use should not be present.", "Um elemento UBL que o CIUS-PT não usa não deve estar presente.")
+	}
+	return out
+}
+
+// unusedAttributes are UBL-DT-08..26: attributes CIUS-PT does not use should appear nowhere. Some of
+// them are not in the UBL schemas at all, so attributes are counted by name.
+func unusedAttributes() []*rules.Assert {
+	absent := func(id, attr string) *rules.Assert {
+		return warn(id, func(c *ctx, x node) bool { return attrCounts(c)[attr] == 0 },
+			"Attribute "+attr+" should not be used.", "O atributo "+attr+" não deve ser usado.")
+	}
+	return []*rules.Assert{
+		absent("UBL-DT-08", "schemeName"),
+		absent("UBL-DT-09", "schemeAgencyName"),
+		absent("UBL-DT-10", "schemeDataURI"),
+		absent("UBL-DT-11", "schemeURI"),
+		absent("UBL-DT-12", "format"),
+		absent("UBL-DT-13", "unitCodeListIdentifier"),
+		absent("UBL-DT-14", "unitCodeListAgencyIdentifier"),
+		absent("UBL-DT-15", "unitCodeListAgencyName"),
+		absent("UBL-DT-16", "listAgencyName"),
+		absent("UBL-DT-17", "listName"),
+		warn("UBL-DT-18", func(c *ctx, x node) bool { return attrCounts(c)["name"]-attrCounts(c)[nameOnMeans] <= 0 },
+			"Attribute name should be used on PaymentMeansCode only.", "O atributo name só deve ser usado em PaymentMeansCode."),
+		absent("UBL-DT-19", "languageID"),
+		absent("UBL-DT-20", "listURI"),
+		absent("UBL-DT-21", "listSchemeURI"),
+		absent("UBL-DT-22", "languageLocaleID"),
+		absent("UBL-DT-23", "uri"),
+		absent("UBL-DT-24", "currencyCodeListVersionID"),
+		absent("UBL-DT-25", "characterSetCode"),
+		absent("UBL-DT-26", "encodingCode"),
+	}
+}
+
+// nameOnMeans is the count key of name attributes on cbc:PaymentMeansCode.
+const nameOnMeans = "\x00name@PaymentMeansCode"
+
+var paymentMeansCode = rules.MustName("cbc:PaymentMeansCode")
+
+// attrCounts counts the document's attributes without namespace by local name, once per document.
+func attrCounts(c *ctx) map[string]int {
+	return Doc(c, "attr-counts", func() map[string]int {
+		t := c.Tree()
+		counts := map[string]int{}
+		for n := xmltree.NodeID(0); int(n) < t.Len(); n++ {
+			if t.Kind(n) != xmltree.Element {
+				continue
+			}
+			for _, a := range t.Attrs(n) {
+				q := t.QName(a.Name)
+				if q.Space != "" {
+					continue
+				}
+				counts[q.Local]++
+				if q.Local == "name" && t.Name(n) == paymentMeansCode {
+					counts[nameOnMeans]++
+				}
+			}
+		}
+		return counts
+	})
+}
