@@ -168,7 +168,7 @@ func Re(expr string, flags ...string) *regexp.Regexp {
 // untyped values do; an invalid value is a dynamic error.
 func (c *Ctx) Double(n xmltree.NodeID) float64 {
 	s := c.Str(n)
-	f, ok := parseDouble(s)
+	f, ok := ParseDouble(s)
 	if !ok {
 		dynamicError("cannot convert %q to xs:double", s)
 	}
@@ -181,15 +181,15 @@ func (c *Ctx) Number(n xmltree.NodeID, p *Path) float64 {
 	if x == xmltree.None {
 		return math.NaN()
 	}
-	f, ok := parseDouble(c.Str(x))
+	f, ok := ParseDouble(c.Str(x))
 	if !ok {
 		return math.NaN()
 	}
 	return f
 }
 
-// parseDouble reads the xs:double lexical form (surrounding whitespace allowed).
-func parseDouble(s string) (float64, bool) {
+// ParseDouble reads the xs:double lexical form (surrounding whitespace allowed).
+func ParseDouble(s string) (float64, bool) {
 	s = strings.Trim(s, " \t\n\r")
 	switch s {
 	case "INF", "+INF":

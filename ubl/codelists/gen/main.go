@@ -81,6 +81,9 @@ func run(dir, out string) error {
 			}
 		}
 	}
+	if err := t01Lists(dir, out); err != nil {
+		return err
+	}
 	var missing []string
 	for id := range named {
 		if !used[id] {
@@ -109,4 +112,72 @@ func write(out string, name [2]string, source, list string) error {
 		b.WriteString(c + "\n")
 	}
 	return os.WriteFile(filepath.Join(out, name[0]+".txt"), []byte(b.String()), 0o644)
+}
+
+// t01Lists writes the code lists the PEPPOL T01 artefact declares as variables (tokenize('…', '\\s')).
+func t01Lists(dir, out string) error {
+	f, err := os.Open(filepath.Join(dir, "peppol-order-t01-variables.csv"))
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	rows, err := csv.NewReader(f).ReadAll()
+	if err != nil {
+		return err
+	}
+	titles := map[string]string{
+		"clUNECERec20": "UN/ECE Recommendation 20 unit codes", "clUNCL4219": "UNCL 4219 transport service priority codes",
+		"clMimeCode": "MIME types of attachments", "clUNCL5189": "UNCL 5189 allowance reason codes",
+		"clUNCL1001_T01": "Order type codes (UNCL 1001 subset)", "cleas": "Electronic address schemes (EAS)",
+		"clISO3166": "ISO 3166-1 alpha-2 country codes", "clISO4217": "ISO 4217 currency codes",
+		"clUNCL7143": "UNCL 7143 item type identification codes", "clICD": "ISO 6523 ICD identifier schemes",
+		"clTrueFalse": "Boolean values", "clUNCL7161": "UNCL 7161 charge reason codes",
+	}
+	if err := t01InlineCountries(dir, out); err != nil {
+		return err
+	}
+	tokenized := regexp.MustCompile(`^tokenize\('([^']*)', '\\s'\)$`)
+	for _, r := range rows[1:] {
+		name, value := r[4], r[5]
+		m := tokenized.FindStringSubmatch(value)
+		if m == nil {
+			continue
+		}
+		title, ok := titles[name]
+		if !ok {
+			return fmt.Errorf("T01 list %s is not named", name)
+		}
+		file := "peppol-" + strings.ToLower(strings.TrimPrefix(name, "cl"))
+		if err := write(out, [2]string{file, title}, "PEPPOL BIS Ordering 3 T01 artefact, release 2026.5 (variable $"+name+")", " "+m[1]+" "); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// t01InlineCountries writes the country list PEPPOL-T01-R026 tests VAT identifier prefixes against, which
+// the artefact writes inline (and tests with contains(), so its exact text matters).
+func t01InlineCountries(dir, out string) error {
+	f, err := os.Open(filepath.Join(dir, "peppol-order-t01.csv"))
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	rows, err := csv.NewReader(f).ReadAll()
+	if err != nil {
+		return err
+	}
+	inline := regexp.MustCompile(`contains\(\s*'([A-Z ]{40,})'`)
+	for _, r := range rows[1:] {
+		if r[0] != "PEPPOL-T01-R026" {
+			continue
+		}
+		m := inline.FindStringSubmatch(r[4])
+		if m == nil {
+			return fmt.Errorf("PEPPOL-T01-R026: no inline list")
+		}
+		return write(out, [2]string{"peppol-vat-prefixes", "Country codes a VAT identifier may start with (PEPPOL-T01-R026)"},
+			"PEPPOL BIS Ordering 3 T01 artefact, release 2026.5 (rule PEPPOL-T01-R026)", m[1])
+	}
+	return fmt.Errorf("PEPPOL-T01-R026 not found")
 }

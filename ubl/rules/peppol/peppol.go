@@ -1,9 +1,10 @@
 // Package peppol is the PEPPOL BIS Ordering 3 rule set for the Order transaction (T01), release
-// 2026.5: the structure rules (PEPPOL-T01-B), the transaction rules (PEPPOL-T01-R, -CL) and the
-// common rules (PEPPOL-COMMON-R), with their flags, in the transaction's four patterns.
+// 2026.5: the common rules (PEPPOL-COMMON-R, patterns #1 and #2), the structure rules (PEPPOL-T01-B,
+// pattern #3, from t01-structure.txt) and the transaction rules (PEPPOL-T01-R and -CL, pattern #4),
+// with their flags.
 package peppol
 
 import "einvoice/ubl/rules"
 
 // Set is the PEPPOL BIS Ordering 3 T01 rule set.
-var Set = rules.NewSet("peppol-order", rules.NewPattern("#1"))
+var Set = rules.NewSet("peppol-order", append(commonPatterns(), structurePattern(), transactionPattern())...)
