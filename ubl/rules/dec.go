@@ -67,19 +67,20 @@ func (c *Ctx) DecOf(n xmltree.NodeID, p *Path) (Dec, bool) {
 // Sum is sum(p/xs:decimal(.)): 0 for no node.
 func (c *Ctx) Sum(n xmltree.NodeID, p *Path) Dec {
 	total := Dec{}
-	p.each(c, n, func(x xmltree.NodeID) bool { total = total.Add(c.Dec(x)); return true })
+	for _, x := range c.selectNodes(n, p) {
+		total = total.Add(c.Dec(x))
+	}
 	return total
 }
 
 // SumWhere sums xs:decimal over the nodes p selects that satisfy keep.
 func (c *Ctx) SumWhere(n xmltree.NodeID, p *Path, keep func(xmltree.NodeID) bool) Dec {
 	total := Dec{}
-	p.each(c, n, func(x xmltree.NodeID) bool {
+	for _, x := range c.selectNodes(n, p) {
 		if keep(x) {
 			total = total.Add(c.Dec(x))
 		}
-		return true
-	})
+	}
 	return total
 }
 

@@ -61,8 +61,8 @@ type Pattern struct {
 	Name  string
 	Rules []*Rule
 
-	byName   map[xmltree.Name][]int // rule indexes whose context can end at the name
-	anyNamed []int                  // rules whose context ends in a wildcard step
+	byName   [][]int // rule indexes whose context can end at the name, by registered Name
+	anyNamed []int   // rules whose context ends in a wildcard step
 }
 
 // Set is a rule set for one profile.
@@ -89,15 +89,17 @@ func dynamicError(format string, args ...any) {
 // NewSet indexes the patterns of a rule set.
 func NewSet(name string, patterns ...*Pattern) *Set {
 	for _, p := range patterns {
-		p.byName = map[xmltree.Name][]int{}
 		for i, r := range p.Rules {
 			for _, alt := range r.Context.alts {
 				last := alt.steps[len(alt.steps)-1]
 				if last.any {
 					p.anyNamed = append(p.anyNamed, i)
-				} else {
-					p.byName[last.name] = append(p.byName[last.name], i)
+					continue
 				}
+				for int(last.name) >= len(p.byName) {
+					p.byName = append(p.byName, nil)
+				}
+				p.byName[last.name] = append(p.byName[last.name], i)
 			}
 		}
 	}
@@ -138,7 +140,10 @@ func (s *Set) Run(t *xmltree.Tree) (findings []Finding, err error) {
 
 // firstMatch is the first rule of the pattern (in rule order) whose context matches n.
 func (p *Pattern) firstMatch(c *Ctx, n xmltree.NodeID) *Rule {
-	named := p.byName[c.t.Name(n)]
+	var named []int
+	if name := c.t.Name(n); int(name) < len(p.byName) {
+		named = p.byName[name]
+	}
 	best := -1
 	for _, i := range named {
 		if (best < 0 || i < best) && p.Rules[i].Context.matches(c, n) {

@@ -124,78 +124,90 @@ func (p *Path) String() string { return p.text }
 
 // each calls fn for every node the path selects from n, in document order, until fn returns false.
 func (p *Path) each(c *Ctx, n xmltree.NodeID, fn func(xmltree.NodeID) bool) {
-	if p.union != nil {
-		stop := false
-		for _, alt := range p.union {
-			alt.each(c, n, func(x xmltree.NodeID) bool { stop = !fn(x); return !stop })
-			if stop {
-				return
-			}
+	for _, x := range c.selectNodes(n, p) {
+		if !fn(x) {
+			return
 		}
-		return
 	}
-	start := n
-	if p.rooted {
-		start = xmltree.None // the document node
-	}
-	p.walk(c, start, 0, fn)
 }
 
-// walk applies step i from node n; None stands for the document node.
-func (p *Path) walk(ctx *Ctx, n xmltree.NodeID, i int, fn func(xmltree.NodeID) bool) bool {
-	t := ctx.t
-	if i == len(p.steps) {
-		return n == xmltree.None || fn(n)
+// selectNodes evaluates the path from n into the document's arena: no allocation once the buffers have
+// grown, and the result stays valid for the rest of the document's evaluation.
+func (c *Ctx) selectNodes(n xmltree.NodeID, p *Path) []xmltree.NodeID {
+	if p.union != nil {
+		// Each alternative leaves its result at the end of the arena, so the union is the run they form.
+		start := len(c.arena)
+		for _, alt := range p.union {
+			c.selectNodes(n, alt)
+		}
+		return c.arena[start:len(c.arena):len(c.arena)]
 	}
-	st := &p.steps[i]
-	matches := func(x xmltree.NodeID) bool {
-		return (st.any || t.Name(x) == st.name) && (st.pred == nil || st.pred(ctx, x))
+	t := c.t
+	// A predicate may evaluate paths of its own: the scratch buffers are taken while in use, so a
+	// nested evaluation starts fresh ones instead of overwriting these.
+	cur, next := append(c.scratchA[:0], n), c.scratchB[:0]
+	c.scratchA, c.scratchB = nil, nil
+	if p.rooted {
+		cur[0] = xmltree.None // the document node
 	}
-	switch st.axis {
-	case self:
-		return p.walk(ctx, n, i+1, fn)
-	case parent:
-		if n == xmltree.None {
-			return true
-		}
-		return p.walk(ctx, t.Parent(n), i+1, fn)
-	case child:
-		if n == xmltree.None {
-			if r := t.Root(); r != xmltree.None && matches(r) {
-				return p.walk(ctx, r, i+1, fn)
-			}
-			return true
-		}
-		for c := t.FirstChild(n); c != xmltree.None; c = t.NextSibling(c) {
-			if matches(c) && !p.walk(ctx, c, i+1, fn) {
-				return false
-			}
-		}
-		return true
-	default: // descendant
-		var visit func(x xmltree.NodeID) bool
-		visit = func(x xmltree.NodeID) bool {
-			if matches(x) && !p.walk(ctx, x, i+1, fn) {
-				return false
-			}
-			for c := t.FirstChild(x); c != xmltree.None; c = t.NextSibling(c) {
-				if !visit(c) {
-					return false
+	for i := range p.steps {
+		st := &p.steps[i]
+		next = next[:0]
+		for _, x := range cur {
+			switch st.axis {
+			case self:
+				next = append(next, x)
+			case parent:
+				if x != xmltree.None {
+					next = append(next, t.Parent(x))
 				}
+			case child:
+				if x == xmltree.None {
+					if r := t.Root(); r != xmltree.None && st.matches(c, r) {
+						next = append(next, r)
+					}
+					continue
+				}
+				for ch := t.FirstChild(x); ch != xmltree.None; ch = t.NextSibling(ch) {
+					if st.matches(c, ch) {
+						next = append(next, ch)
+					}
+				}
+			default: // descendant
+				next = c.descendants(x, st, next)
 			}
-			return true
 		}
-		if n == xmltree.None {
-			if r := t.Root(); r != xmltree.None {
-				return visit(r)
-			}
-			return true
-		}
-		for c := t.FirstChild(n); c != xmltree.None; c = t.NextSibling(c) {
-			if !visit(c) {
-				return false
-			}
-		}
-		return true
+		cur, next = next, cur
 	}
+	c.scratchA, c.scratchB = cur, next
+	start := len(c.arena)
+	for _, x := range cur {
+		if x != xmltree.None {
+			c.arena = append(c.arena, x)
+		}
+	}
+	return c.arena[start:len(c.arena):len(c.arena)]
+}
+
+// descendants appends the descendants of x (or of the document) that match the step, in document
+// order. Nodes are numbered in document order, so a descendant walk is a scan of the node range.
+func (c *Ctx) descendants(x xmltree.NodeID, st *pathStep, out []xmltree.NodeID) []xmltree.NodeID {
+	t := c.t
+	first, depth := xmltree.NodeID(0), -1
+	if x != xmltree.None {
+		first, depth = x+1, t.Depth(x)
+	}
+	for y := first; int(y) < t.Len(); y++ {
+		if x != xmltree.None && t.Depth(y) <= depth {
+			break
+		}
+		if t.Kind(y) == xmltree.Element && st.matches(c, y) {
+			out = append(out, y)
+		}
+	}
+	return out
+}
+
+func (st *pathStep) matches(c *Ctx, x xmltree.NodeID) bool {
+	return (st.any || c.t.Name(x) == st.name) && (st.pred == nil || st.pred(c, x))
 }

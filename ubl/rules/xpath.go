@@ -16,9 +16,36 @@ type Ctx struct {
 	t     *xmltree.Tree
 	doc   map[any]any
 	local map[any]any
+	slots []any
+
+	arena              []xmltree.NodeID // results of path evaluations, kept for the whole document
+	scratchA, scratchB []xmltree.NodeID
 }
 
-func newCtx(t *xmltree.Tree) *Ctx { return &Ctx{t: t, doc: map[any]any{}} }
+func newCtx(t *xmltree.Tree) *Ctx {
+	return &Ctx{t: t, doc: map[any]any{}, arena: make([]xmltree.NodeID, 0, 1024)}
+}
+
+// Slot identifies a per-document value cheaply; make slots with NewSlot at start-up.
+type Slot int
+
+var slotCount Slot
+
+// NewSlot returns a new slot (only at start-up: not safe for concurrent use).
+func NewSlot() Slot { slotCount++; return slotCount - 1 }
+
+// DocSlot returns a document-level value kept in a slot, computing it on first use.
+func DocSlot[T any](c *Ctx, s Slot, compute func() T) T {
+	if int(s) < len(c.slots) && c.slots[s] != nil {
+		return c.slots[s].(T)
+	}
+	if int(s) >= len(c.slots) {
+		c.slots = append(c.slots, make([]any, int(slotCount)-len(c.slots))...)
+	}
+	v := compute()
+	c.slots[s] = v
+	return v
+}
 
 func (c *Ctx) resetLocal() { clear(c.local) }
 
@@ -129,8 +156,25 @@ func (c *Ctx) Eq(n xmltree.NodeID, p *Path, lit string) bool {
 	return c.Any(n, p, func(x xmltree.NodeID) bool { return c.Str(x) == lit })
 }
 
-// Norm is XPath normalize-space.
+// Norm is XPath normalize-space. A value that is already normal is returned as it is.
 func Norm(s string) string {
+	normal := true
+	for i := 0; i < len(s); i++ {
+		switch s[i] {
+		case '\t', '\n', '\r':
+			normal = false
+		case ' ':
+			if i == 0 || i == len(s)-1 || s[i-1] == ' ' {
+				normal = false
+			}
+		}
+		if !normal {
+			break
+		}
+	}
+	if normal {
+		return s
+	}
 	return strings.Join(strings.FieldsFunc(s, func(r rune) bool { return r == ' ' || r == '\t' || r == '\n' || r == '\r' }), " ")
 }
 

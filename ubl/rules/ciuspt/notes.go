@@ -26,8 +26,10 @@ func after(s, sep string) string {
 // tagValue is normalize-space(substring-before(substring-after(s, open), '#')).
 func tagValue(s, open string) string { return rules.Norm(before(after(s, open), "#")) }
 
+// startsWith is starts-with(normalize-space(.), prefix) for a prefix without blanks: the leading blanks
+// are all normalize-space changes within such a prefix.
 func startsWith(c *ctx, x node, prefix string) bool {
-	return strings.HasPrefix(rules.Norm(c.Str(x)), prefix)
+	return strings.HasPrefix(strings.TrimLeft(c.Str(x), " \t\n\r"), prefix)
 }
 
 var pRootNotes = P("../cbc:Note")

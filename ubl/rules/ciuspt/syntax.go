@@ -156,11 +156,12 @@ func presentCR(c *ctx, invoice node, trie *crTrie, n int) []bool {
 // unusedElements are the UBL-CR warnings.
 func unusedElements() []*rules.Assert {
 	paths, trie := loadCR()
+	slot := rules.NewSlot()
 	out := make([]*rules.Assert, len(paths))
 	for i, p := range paths {
 		i := i
 		out[i] = warn(p.id, func(c *ctx, x node) bool {
-			return !Doc(c, "ubl-cr", func() []bool { return presentCR(c, x, trie, len(paths)) })[i]
+			return !rules.DocSlot(c, slot, func() []bool { return presentCR(c, x, trie, len(paths)) })[i]
 		}, "A UBL element CIUS-PT does not use should not be present.", "Um elemento UBL que o CIUS-PT não usa não deve estar presente.")
 	}
 	return out
@@ -203,8 +204,10 @@ const nameOnMeans = "\x00name@PaymentMeansCode"
 var paymentMeansCode = rules.MustName("cbc:PaymentMeansCode")
 
 // attrCounts counts the document's attributes without namespace by local name, once per document.
+var attrCountsSlot = rules.NewSlot()
+
 func attrCounts(c *ctx) map[string]int {
-	return Doc(c, "attr-counts", func() map[string]int {
+	return rules.DocSlot(c, attrCountsSlot, func() map[string]int {
 		t := c.Tree()
 		counts := map[string]int{}
 		for n := xmltree.NodeID(0); int(n) < t.Len(); n++ {
