@@ -1,6 +1,8 @@
 package rules
 
 import (
+	"math/big"
+	"math/bits"
 	"strings"
 
 	"einvoice/ubl/xmltree"
@@ -8,16 +10,39 @@ import (
 	"github.com/shopspring/decimal"
 )
 
-// Dec is an xs:decimal: exact, arbitrary precision.
-type Dec struct{ d decimal.Decimal }
+// Dec is an xs:decimal: exact, arbitrary precision. Values that fit are held as an int64 coefficient
+// and a decimal scale (value = m × 10^-e) and computed without allocation; the others, and every
+// quotient, are held by shopspring/decimal.
+type Dec struct {
+	m   int64
+	e   int32 // 0 ≤ e ≤ maxScale when big is nil
+	big *decimal.Decimal
+}
+
+// maxScale is the largest scale of the small form: powers of ten up to it fit an int64.
+const maxScale = 18
+
+var pow10 = func() (p [maxScale + 1]int64) {
+	p[0] = 1
+	for i := 1; i <= maxScale; i++ {
+		p[i] = p[i-1] * 10
+	}
+	return
+}()
 
 func init() { decimal.DivisionPrecision = 20 }
 
 // D is a decimal constant ("1.00").
-func D(s string) Dec { return Dec{decimal.RequireFromString(s)} }
+func D(s string) Dec {
+	d, ok := ParseDec(s)
+	if !ok {
+		panic("rules: bad decimal constant " + s)
+	}
+	return d
+}
 
 // Int is an integer as a decimal.
-func Int(i int64) Dec { return Dec{decimal.NewFromInt(i)} }
+func Int(i int64) Dec { return Dec{m: i} }
 
 // ParseDec reads the xs:decimal lexical form: surrounding whitespace, optional sign, digits with at
 // most one point, at least one digit, no exponent.
@@ -27,22 +52,213 @@ func ParseDec(s string) (Dec, bool) {
 	if len(s)-len(body) > 1 || body == "" || body == "." {
 		return Dec{}, false
 	}
-	dot := false
+	var m uint64
+	digits, scale, dot := 0, 0, false
 	for i := 0; i < len(body); i++ {
 		switch ch := body[i]; {
 		case ch >= '0' && ch <= '9':
+			if m == 0 && ch == '0' && !dot {
+				continue // leading zeros
+			}
+			m = m*10 + uint64(ch-'0')
+			digits++
+			if dot {
+				scale++
+			}
 		case ch == '.' && !dot:
 			dot = true
 		default:
 			return Dec{}, false
 		}
 	}
-	d, err := decimal.NewFromString(s)
-	if err != nil {
-		return Dec{}, false
+	if digits > maxScale || scale > maxScale {
+		d, err := decimal.NewFromString(s)
+		if err != nil {
+			return Dec{}, false
+		}
+		return fromBig(d), true
 	}
-	return Dec{d}, true
+	v := int64(m)
+	if s[0] == '-' {
+		v = -v
+	}
+	return Dec{m: v, e: int32(scale)}, true
 }
+
+// fromBig holds a shopspring value, in the small form when it fits.
+func fromBig(d decimal.Decimal) Dec {
+	coef, exp := d.Coefficient(), d.Exponent()
+	ten := big.NewInt(10)
+	for exp < 0 && coef.Sign() != 0 {
+		q, r := new(big.Int).QuoRem(coef, ten, new(big.Int))
+		if r.Sign() != 0 {
+			break
+		}
+		coef, exp = q, exp+1
+	}
+	if coef.IsInt64() && exp <= 0 && -exp <= maxScale {
+		return Dec{m: coef.Int64(), e: -exp}
+	}
+	if coef.Sign() == 0 {
+		return Dec{}
+	}
+	return Dec{big: &d}
+}
+
+func (a Dec) toBig() decimal.Decimal {
+	if a.big != nil {
+		return *a.big
+	}
+	return decimal.New(a.m, -a.e)
+}
+
+// align brings a and b to one scale; ok is false when a coefficient would overflow.
+func align(a, b Dec) (am, bm int64, e int32, ok bool) {
+	if a.big != nil || b.big != nil {
+		return 0, 0, 0, false
+	}
+	am, bm = a.m, b.m
+	switch {
+	case a.e < b.e:
+		am, ok = mulSmall(am, pow10[b.e-a.e])
+		return am, bm, b.e, ok
+	case b.e < a.e:
+		bm, ok = mulSmall(bm, pow10[a.e-b.e])
+		return am, bm, a.e, ok
+	}
+	return am, bm, a.e, true
+}
+
+// mulSmall is x × y when the product fits an int64 (and is not its minimum, so negation is safe).
+func mulSmall(x, y int64) (int64, bool) {
+	neg := (x < 0) != (y < 0)
+	ux, uy := abs64(x), abs64(y)
+	hi, lo := bits.Mul64(ux, uy)
+	if hi != 0 || lo > 1<<63-1 {
+		return 0, false
+	}
+	if neg {
+		return -int64(lo), true
+	}
+	return int64(lo), true
+}
+
+func abs64(x int64) uint64 {
+	if x < 0 {
+		return uint64(-x)
+	}
+	return uint64(x)
+}
+
+func (a Dec) Add(b Dec) Dec {
+	if am, bm, e, ok := align(a, b); ok {
+		// Two's-complement addition overflowed only if both operands have one sign and the sum the other.
+		if r := am + bm; (am >= 0) != (bm >= 0) || (r >= 0) == (am >= 0) {
+			return Dec{m: r, e: e}
+		}
+	}
+	return fromBig(a.toBig().Add(b.toBig()))
+}
+
+func (a Dec) Sub(b Dec) Dec { return a.Add(b.Neg()) }
+
+func (a Dec) Mul(b Dec) Dec {
+	if a.big == nil && b.big == nil && a.e+b.e <= maxScale {
+		if m, ok := mulSmall(a.m, b.m); ok {
+			return Dec{m: m, e: a.e + b.e}
+		}
+	}
+	return fromBig(a.toBig().Mul(b.toBig()))
+}
+
+func (a Dec) Neg() Dec {
+	if a.big != nil {
+		n := a.big.Neg()
+		return Dec{big: &n}
+	}
+	if a.m == -1<<63 {
+		return fromBig(a.toBig().Neg())
+	}
+	return Dec{m: -a.m, e: a.e}
+}
+
+func (a Dec) Cmp(b Dec) int {
+	if am, bm, _, ok := align(a, b); ok {
+		switch {
+		case am < bm:
+			return -1
+		case am > bm:
+			return 1
+		}
+		return 0
+	}
+	return a.toBig().Cmp(b.toBig())
+}
+
+func (a Dec) Equal(b Dec) bool  { return a.Cmp(b) == 0 }
+func (a Dec) Less(b Dec) bool   { return a.Cmp(b) < 0 }
+func (a Dec) LessEq(b Dec) bool { return a.Cmp(b) <= 0 }
+func (a Dec) IsZero() bool      { return a.Sign() == 0 }
+func (a Dec) String() string    { return a.toBig().String() }
+func (a Dec) Float() float64    { return a.toBig().InexactFloat64() }
+
+func (a Dec) Sign() int {
+	switch {
+	case a.big != nil:
+		return a.big.Sign()
+	case a.m < 0:
+		return -1
+	case a.m > 0:
+		return 1
+	}
+	return 0
+}
+
+// Div is decimal division (to 20 places); division by zero is a dynamic error, as in XPath.
+func (a Dec) Div(b Dec) Dec {
+	if b.IsZero() {
+		dynamicError("decimal division by zero")
+	}
+	return fromBig(a.toBig().DivRound(b.toBig(), 20))
+}
+
+// Round is XPath round(): to the nearest integer, halves towards positive infinity.
+func (a Dec) Round() Dec { return a.roundTo(0) }
+
+// Round2 is round(x * 100) div 100, the rounding to cents the rules write out.
+func (a Dec) Round2() Dec { return a.roundTo(2) }
+
+// roundTo rounds to the given number of places, halves towards positive infinity.
+func (a Dec) roundTo(places int32) Dec {
+	if a.big == nil && a.e <= places {
+		return a
+	}
+	if a.big == nil && a.m > -1<<62 && a.m < 1<<62 {
+		unit := pow10[a.e-places]
+		return Dec{m: floorDiv(2*a.m+unit, 2*unit), e: places}
+	}
+	half := decimal.New(5, -places-1)
+	return fromBig(a.toBig().Add(half).Shift(places).Floor().Shift(-places))
+}
+
+func floorDiv(x, y int64) int64 {
+	q := x / y
+	if (x%y != 0) && ((x < 0) != (y < 0)) {
+		q--
+	}
+	return q
+}
+
+// Abs is the absolute value.
+func (a Dec) Abs() Dec {
+	if a.Sign() < 0 {
+		return a.Neg()
+	}
+	return a
+}
+
+// Within reports |a - b| <= tol.
+func (a Dec) Within(b, tol Dec) bool { return a.Sub(b).Abs().LessEq(tol) }
 
 // Dec casts a node's value to xs:decimal; an invalid value is a dynamic error.
 func (c *Ctx) Dec(n xmltree.NodeID) Dec {
@@ -83,36 +299,3 @@ func (c *Ctx) SumWhere(n xmltree.NodeID, p *Path, keep func(xmltree.NodeID) bool
 	}
 	return total
 }
-
-func (a Dec) Add(b Dec) Dec     { return Dec{a.d.Add(b.d)} }
-func (a Dec) Sub(b Dec) Dec     { return Dec{a.d.Sub(b.d)} }
-func (a Dec) Mul(b Dec) Dec     { return Dec{a.d.Mul(b.d)} }
-func (a Dec) Neg() Dec          { return Dec{a.d.Neg()} }
-func (a Dec) Cmp(b Dec) int     { return a.d.Cmp(b.d) }
-func (a Dec) Equal(b Dec) bool  { return a.d.Equal(b.d) }
-func (a Dec) Less(b Dec) bool   { return a.d.LessThan(b.d) }
-func (a Dec) LessEq(b Dec) bool { return a.d.LessThanOrEqual(b.d) }
-func (a Dec) IsZero() bool      { return a.d.IsZero() }
-func (a Dec) Sign() int         { return a.d.Sign() }
-func (a Dec) String() string    { return a.d.String() }
-func (a Dec) Float() float64    { return a.d.InexactFloat64() }
-
-// Div is decimal division; division by zero is a dynamic error, as in XPath.
-func (a Dec) Div(b Dec) Dec {
-	if b.d.IsZero() {
-		dynamicError("decimal division by zero")
-	}
-	return Dec{a.d.DivRound(b.d, 20)}
-}
-
-// Round is XPath round(): to the nearest integer, halves towards positive infinity.
-func (a Dec) Round() Dec { return Dec{a.d.Add(decimal.NewFromFloat(0.5)).Floor()} }
-
-// Round2 is round(x * 100) div 100, the rounding to cents the rules write out.
-func (a Dec) Round2() Dec { return Dec{a.d.Shift(2).Add(decimal.NewFromFloat(0.5)).Floor().Shift(-2)} }
-
-// Abs is the absolute value.
-func (a Dec) Abs() Dec { return Dec{a.d.Abs()} }
-
-// Within reports |a - b| <= tol.
-func (a Dec) Within(b, tol Dec) bool { return a.Sub(b).Abs().LessEq(tol) }

@@ -61,8 +61,7 @@ type Pattern struct {
 	Name  string
 	Rules []*Rule
 
-	byName   [][]int // rule indexes whose context can end at the name, by registered Name
-	anyNamed []int   // rules whose context ends in a wildcard step
+	matcher *matchState // the rules' contexts merged into one automaton
 }
 
 // Set is a rule set for one profile.
@@ -86,22 +85,10 @@ func dynamicError(format string, args ...any) {
 	panic(&DynamicError{Msg: fmt.Sprintf(format, args...)})
 }
 
-// NewSet indexes the patterns of a rule set.
+// NewSet compiles the patterns of a rule set.
 func NewSet(name string, patterns ...*Pattern) *Set {
 	for _, p := range patterns {
-		for i, r := range p.Rules {
-			for _, alt := range r.Context.alts {
-				last := alt.steps[len(alt.steps)-1]
-				if last.any {
-					p.anyNamed = append(p.anyNamed, i)
-					continue
-				}
-				for int(last.name) >= len(p.byName) {
-					p.byName = append(p.byName, nil)
-				}
-				p.byName[last.name] = append(p.byName[last.name], i)
-			}
-		}
+		p.matcher = compileMatcher(p.Rules)
 	}
 	return &Set{Name: name, Patterns: patterns}
 }
@@ -140,30 +127,10 @@ func (s *Set) Run(t *xmltree.Tree) (findings []Finding, err error) {
 
 // firstMatch is the first rule of the pattern (in rule order) whose context matches n.
 func (p *Pattern) firstMatch(c *Ctx, n xmltree.NodeID) *Rule {
-	var named []int
-	if name := c.t.Name(n); int(name) < len(p.byName) {
-		named = p.byName[name]
+	if best := p.matcher.first(c, n); best < len(p.Rules) {
+		return p.Rules[best]
 	}
-	best := -1
-	for _, i := range named {
-		if (best < 0 || i < best) && p.Rules[i].Context.matches(c, n) {
-			best = i
-			break // indexes are in rule order
-		}
-	}
-	for _, i := range p.anyNamed {
-		if best >= 0 && i > best {
-			break
-		}
-		if p.Rules[i].Context.matches(c, n) {
-			best = i
-			break
-		}
-	}
-	if best < 0 {
-		return nil
-	}
-	return p.Rules[best]
+	return nil
 }
 
 // Context is a union of path patterns, as "a/b | //c/d".
@@ -178,9 +145,10 @@ type pathPattern struct {
 }
 
 type patternStep struct {
-	name xmltree.Name
-	any  bool
-	pred func(c *Ctx, n xmltree.NodeID) bool
+	name     xmltree.Name
+	any      bool
+	pred     Pred
+	predName string // tells predicates apart when contexts are merged
 }
 
 // Pred is a named predicate a context step may carry: "cac:AllowanceCharge[allowance]".
@@ -208,7 +176,7 @@ func NewContext(text string, preds map[string]Pred) *Context {
 				if p == nil {
 					panic("rules: unknown predicate " + pred + " in " + text)
 				}
-				st.pred = p
+				st.pred, st.predName = p, pred
 			}
 			if s == "*" {
 				st.any = true
@@ -234,33 +202,4 @@ func safely(p Pred, c *Ctx, n xmltree.NodeID) (ok bool) {
 		}
 	}()
 	return p(c, n)
-}
-
-func (ctx *Context) matches(c *Ctx, n xmltree.NodeID) bool {
-	for i := range ctx.alts {
-		if ctx.alts[i].matches(c, n) {
-			return true
-		}
-	}
-	return false
-}
-
-func (pp *pathPattern) matches(c *Ctx, n xmltree.NodeID) bool {
-	for i := len(pp.steps) - 1; i >= 0; i-- {
-		if n == xmltree.None {
-			return false
-		}
-		st := &pp.steps[i]
-		if !st.any && c.t.Name(n) != st.name {
-			return false
-		}
-		if st.pred != nil && !safely(st.pred, c, n) {
-			return false
-		}
-		if i == 0 && pp.rooted && c.t.Parent(n) != xmltree.None {
-			return false
-		}
-		n = c.t.Parent(n)
-	}
-	return true
 }

@@ -190,17 +190,23 @@ func (c *Ctx) selectNodes(n xmltree.NodeID, p *Path) []xmltree.NodeID {
 }
 
 // descendants appends the descendants of x (or of the document) that match the step, in document
-// order. Nodes are numbered in document order, so a descendant walk is a scan of the node range.
+// order. Nodes are numbered in document order, so x's descendants are the range up to its subtree's
+// end, and a named step only looks at the elements of that name within it.
 func (c *Ctx) descendants(x xmltree.NodeID, st *pathStep, out []xmltree.NodeID) []xmltree.NodeID {
 	t := c.t
-	first, depth := xmltree.NodeID(0), -1
+	from, to := xmltree.NodeID(0), xmltree.NodeID(t.Len())
 	if x != xmltree.None {
-		first, depth = x+1, t.Depth(x)
+		from, to = x+1, t.SubtreeEnd(x)
 	}
-	for y := first; int(y) < t.Len(); y++ {
-		if x != xmltree.None && t.Depth(y) <= depth {
-			break
+	if !st.any {
+		for _, y := range t.NamedWithin(st.name, from, to) {
+			if st.pred == nil || st.pred(c, y) {
+				out = append(out, y)
+			}
 		}
+		return out
+	}
+	for y := from; y < to; y++ {
 		if t.Kind(y) == xmltree.Element && st.matches(c, y) {
 			out = append(out, y)
 		}

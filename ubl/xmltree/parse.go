@@ -110,6 +110,12 @@ func build(ev string, lim Limits) (*Tree, error) {
 		pos += n
 		return s, start
 	}
+	// names are the document's names by the numbers the event stream gives them.
+	type docName struct {
+		name   Name
+		prefix uint16
+	}
+	names := make([]docName, 0, 128)
 	type open struct{ id, lastChild, lastElem NodeID }
 	stack := make([]open, 0, 32)
 	link := func(id NodeID, isElem bool) {
@@ -137,11 +143,14 @@ func build(ev string, lim Limits) (*Tree, error) {
 		op := ev[pos]
 		pos++
 		switch op {
-		case C.EINV_START:
-			line := u32()
+		case C.EINV_NAME:
 			space, _ := str()
 			prefix, _ := str()
 			local, _ := str()
+			names = append(names, docName{t.intern(space, local), t.prefixOf(prefix)})
+		case C.EINV_START:
+			line := u32()
+			name := names[u32()]
 			if len(stack) >= lim.MaxDepth {
 				return nil, &Error{Kind: TooDeep, Line: line, Message: fmt.Sprintf("elements are nested deeper than %d levels", lim.MaxDepth)}
 			}
@@ -157,16 +166,14 @@ func build(ev string, lim Limits) (*Tree, error) {
 				}
 			}
 			id := NodeID(len(t.nodes))
-			nd := node{name: t.intern(space, local), prefix: t.prefixOf(prefix), line: int32(line), parent: parent,
+			nd := node{name: name.name, prefix: name.prefix, line: int32(line), parent: parent,
 				firstChild: None, nextSibling: None, firstElem: None, nextElem: None, depth: uint16(len(stack))}
 			nattrs := u32()
 			nd.start = int32(len(t.attrs))
 			for i := 0; i < nattrs; i++ {
-				aspace, _ := str()
-				str() // attribute prefix: not needed
-				alocal, _ := str()
+				aname := names[u32()]
 				value, _ := str()
-				t.attrs = append(t.attrs, Attr{Name: t.intern(aspace, alocal), Value: value})
+				t.attrs = append(t.attrs, Attr{Name: aname.name, Value: value})
 			}
 			nd.end = int32(len(t.attrs))
 			t.nodes = append(t.nodes, nd)
@@ -174,6 +181,7 @@ func build(ev string, lim Limits) (*Tree, error) {
 			stack = append(stack, open{id, None, None})
 			t.Info.Elements++
 		case C.EINV_END:
+			t.nodes[stack[len(stack)-1].id].last = NodeID(len(t.nodes) - 1)
 			stack = stack[:len(stack)-1]
 		case C.EINV_TEXT:
 			text, start := str()
@@ -186,7 +194,7 @@ func build(ev string, lim Limits) (*Tree, error) {
 			}
 			id := NodeID(len(t.nodes))
 			t.nodes = append(t.nodes, node{parent: top.id, firstChild: None, nextSibling: None,
-				firstElem: None, nextElem: None, start: int32(start), end: int32(pos), depth: uint16(len(stack))})
+				firstElem: None, nextElem: None, last: id, start: int32(start), end: int32(pos), depth: uint16(len(stack))})
 			link(id, false)
 		default:
 			return nil, fmt.Errorf("xmltree: bad event %d at %d", op, pos-1)
@@ -199,9 +207,13 @@ func build(ev string, lim Limits) (*Tree, error) {
 }
 
 // intern numbers a name: its global number when registered, else one of this tree's own. The caller
-// holds the registry's read lock.
+// holds the registry's read lock. Names come grouped by namespace, so the namespace's table is kept
+// from one call to the next.
 func (t *Tree) intern(space, local string) Name {
-	if n, ok := registry.index[space][local]; ok {
+	if space != t.lastSpace || t.lastLocals == nil {
+		t.lastSpace, t.lastLocals = space, registry.index[space]
+	}
+	if n, ok := t.lastLocals[local]; ok {
 		return n
 	}
 	for i, q := range t.local {

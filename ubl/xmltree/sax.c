@@ -8,12 +8,22 @@
 #include <stdlib.h>
 #include <string.h>
 
+// A name as the parser hands it over: libxml2 interns names in its dictionary, so the three pointers
+// identify a name without comparing strings. (Were two pointers ever to differ for equal strings, the
+// name would only be defined twice; the Go side maps both to the same Name.)
+typedef struct {
+	const xmlChar *uri, *prefix, *local;
+	unsigned int index;
+} name_slot;
+
 typedef struct {
 	xmlParserCtxtPtr ctxt;
 	einv_result *r;
 	long text_in_node;   // bytes of text in the current run of character data
 	long max_text;
 	size_t text_len_at; // offset of the length of the text record being extended, 0 when none
+	name_slot *names;   // open addressing, power-of-two size, empty slots have local == NULL
+	unsigned int names_cap, names_len;
 } state;
 
 static int grow(einv_result *r, size_t need) {
@@ -44,26 +54,68 @@ static void stop(state *st, int code) {
 	xmlStopParser(st->ctxt);
 }
 
+static size_t slot_of(const name_slot *t, unsigned int cap, const xmlChar *uri, const xmlChar *prefix, const xmlChar *local) {
+	unsigned long long h = ((unsigned long long)(size_t)local ^ (unsigned long long)(size_t)uri * 3u ^
+		(unsigned long long)(size_t)prefix * 7u) * 0x9E3779B97F4A7C15ull;
+	h ^= h >> 29;
+	size_t i = h & (cap - 1);
+	while (t[i].local && !(t[i].local == local && t[i].uri == uri && t[i].prefix == prefix)) i = (i + 1) & (cap - 1);
+	return i;
+}
+
+// name_index numbers a name for this document, writing an EINV_NAME record the first time it is
+// seen; it returns -1 when memory runs out.
+static long name_index(state *st, const xmlChar *uri, const xmlChar *prefix, const xmlChar *local) {
+	if (2 * (st->names_len + 1) > st->names_cap) {
+		unsigned int cap = st->names_cap ? 2 * st->names_cap : 256;
+		name_slot *t = calloc(cap, sizeof *t);
+		if (!t) return -1;
+		for (unsigned int i = 0; i < st->names_cap; i++)
+			if (st->names[i].local) t[slot_of(t, cap, st->names[i].uri, st->names[i].prefix, st->names[i].local)] = st->names[i];
+		free(st->names);
+		st->names = t; st->names_cap = cap;
+	}
+	size_t i = slot_of(st->names, st->names_cap, uri, prefix, local);
+	if (st->names[i].local) return st->names[i].index;
+	einv_result *r = st->r;
+	if (!grow(r, 1)) return -1;
+	r->buf[r->len++] = EINV_NAME;
+	put_str(r, uri);
+	put_str(r, prefix);
+	put_str(r, local);
+	if (r->oom) return -1;
+	st->names[i] = (name_slot){ uri, prefix, local, st->names_len };
+	return st->names_len++;
+}
+
 static void on_start(void *ctx, const xmlChar *localname, const xmlChar *prefix, const xmlChar *uri,
 		int nb_namespaces, const xmlChar **namespaces, int nb_attributes, int nb_defaulted, const xmlChar **attrs) {
 	state *st = ((xmlParserCtxtPtr)ctx)->_private;
 	einv_result *r = st->r;
 	st->text_in_node = 0;
 	st->text_len_at = 0;
-	if (!grow(r, 1)) return stop(st, EINV_STOP_OOM);
+	// Names first (their records must precede the element's), kept on the stack for the usual few
+	// attributes.
+	long small[16], *idx = small;
+	if (nb_attributes + 1 > 16 && !(idx = malloc(sizeof *idx * (size_t)(nb_attributes + 1)))) return stop(st, EINV_STOP_OOM);
+	idx[0] = name_index(st, uri, prefix, localname);
+	for (int i = 0; i < nb_attributes; i++) idx[i + 1] = name_index(st, attrs[5 * i + 2], attrs[5 * i + 1], attrs[5 * i]);
+	int failed = 0;
+	for (int i = 0; i <= nb_attributes; i++) failed |= idx[i] < 0;
+	if (failed || !grow(r, 1)) {
+		if (idx != small) free(idx);
+		return stop(st, EINV_STOP_OOM);
+	}
 	r->buf[r->len++] = EINV_START;
 	put_u32(r, (unsigned int)xmlSAX2GetLineNumber(ctx));
-	put_str(r, uri);
-	put_str(r, prefix);
-	put_str(r, localname);
+	put_u32(r, (unsigned int)idx[0]);
 	put_u32(r, (unsigned int)nb_attributes);
 	for (int i = 0; i < nb_attributes; i++) {
 		const xmlChar **a = attrs + 5 * i; // localname, prefix, URI, value, end
-		put_str(r, a[2]);
-		put_str(r, a[1]);
-		put_str(r, a[0]);
+		put_u32(r, (unsigned int)idx[i + 1]);
 		put_bytes(r, a[3], (int)(a[4] - a[3]));
 	}
+	if (idx != small) free(idx);
 	if (r->oom) stop(st, EINV_STOP_OOM);
 }
 
@@ -141,7 +193,7 @@ void einv_parse(const char *data, int len, long max_text, einv_result *r) {
 
 	xmlParserCtxtPtr ctxt = xmlCreateMemoryParserCtxt(data, len);
 	if (!ctxt) { r->oom = 1; return; }
-	state st = { ctxt, r, 0, max_text, 0 };
+	state st = { ctxt, r, 0, max_text, 0, NULL, 0, 0 };
 	xmlSAXHandlerPtr old = ctxt->sax;
 	ctxt->sax = &h;
 	ctxt->_private = &st;
@@ -155,6 +207,7 @@ void einv_parse(const char *data, int len, long max_text, einv_result *r) {
 	ctxt->sax = old;
 	ctxt->_private = NULL;
 	xmlFreeParserCtxt(ctxt);
+	free(st.names);
 }
 
 void einv_init(void) {

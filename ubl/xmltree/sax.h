@@ -3,7 +3,9 @@
 
 #include <stddef.h>
 
-enum { EINV_START = 1, EINV_END = 2, EINV_TEXT = 3 };
+// Event records: NAME defines the document's next name number (URI, prefix, local name); START refers
+// to names by number.
+enum { EINV_START = 1, EINV_END = 2, EINV_TEXT = 3, EINV_NAME = 4 };
 enum { EINV_STOP_DOCTYPE = 1, EINV_STOP_TEXT = 2, EINV_STOP_OOM = 3 };
 
 typedef struct {

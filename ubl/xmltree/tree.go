@@ -4,8 +4,10 @@
 package xmltree
 
 import (
+	"sort"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 // NodeID is a node's index in its tree; None means no node.
@@ -38,6 +40,7 @@ type node struct {
 	nextSibling NodeID // next sibling of any kind
 	firstElem   NodeID
 	nextElem    NodeID
+	last        NodeID // the last node of its subtree (itself for text and empty elements)
 	start, end  int32 // element: its attributes in Tree.attrs; text: its text in Tree.data
 }
 
@@ -62,6 +65,13 @@ type Tree struct {
 	local    []QName  // names not registered, by Name-FirstLocalName
 	prefixes []string // prefixes seen, index 0 = none
 	Info     Info
+
+	lastSpace  string          // while building: the namespace intern saw last
+	lastLocals map[string]Name // and its registered names
+
+	byNameOnce sync.Once
+	byName     []NodeID // elements grouped by registered name, each group in document order
+	byNameAt   []int32  // group of Name n: byName[byNameAt[n]:byNameAt[n+1]]
 }
 
 // Info is what the parse learnt about the document as a whole.
@@ -244,4 +254,54 @@ func (t *Tree) Path(n NodeID) string {
 		b.WriteString(steps[i])
 	}
 	return b.String()
+}
+
+// SubtreeEnd is one past the last node of n's subtree: n's descendants are the nodes n+1 up to it.
+func (t *Tree) SubtreeEnd(n NodeID) NodeID { return t.nodes[n].last + 1 }
+
+// Named is every element with the registered name, in document order. The index behind it is built
+// on first use, once per tree.
+func (t *Tree) Named(name Name) []NodeID {
+	t.byNameOnce.Do(t.indexNames)
+	if int(name)+1 >= len(t.byNameAt) {
+		return nil
+	}
+	return t.byName[t.byNameAt[name]:t.byNameAt[name+1]]
+}
+
+// NamedWithin is the elements with the registered name whose IDs lie in [from, to), in document order.
+func (t *Tree) NamedWithin(name Name, from, to NodeID) []NodeID {
+	all := t.Named(name)
+	lo := sort.Search(len(all), func(i int) bool { return all[i] >= from })
+	hi := lo + sort.Search(len(all)-lo, func(i int) bool { return all[lo+i] >= to })
+	return all[lo:hi]
+}
+
+// indexNames groups the elements by name with a counting sort: two allocations per tree.
+func (t *Tree) indexNames() {
+	top := Name(0)
+	for i := range t.nodes {
+		if n := t.nodes[i].name; n < FirstLocalName && n > top {
+			top = n
+		}
+	}
+	at := make([]int32, top+2)
+	for i := range t.nodes {
+		if n := t.nodes[i].name; n != NoName && n < FirstLocalName {
+			at[n+1]++
+		}
+	}
+	for n := 1; n < len(at); n++ {
+		at[n] += at[n-1]
+	}
+	ids := make([]NodeID, at[len(at)-1])
+	fill := make([]int32, len(at))
+	copy(fill, at)
+	for i := range t.nodes {
+		if n := t.nodes[i].name; n != NoName && n < FirstLocalName {
+			ids[fill[n]] = NodeID(i)
+			fill[n]++
+		}
+	}
+	t.byName, t.byNameAt = ids, at
 }

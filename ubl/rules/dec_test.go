@@ -1,0 +1,80 @@
+package rules
+
+import (
+	"math/rand/v2"
+	"strconv"
+	"testing"
+
+	"github.com/shopspring/decimal"
+)
+
+// The small form must compute exactly what arbitrary precision does, across the int64 boundaries.
+func TestDecAgreesWithArbitraryPrecision(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	values := []string{"0", "-0.00", "1", "-1", "0.5", "-0.5", "0.005", "-0.005", "0.015", "-0.015", "123.456",
+		"999999999999999999", "-999999999999999999", "9223372036854775807", "0.000000000000000001",
+		"4611686018427387904", "12345678901234567890.123", "+7.10", "000123.4500"}
+	for i := 0; i < 300; i++ {
+		digits := rng.IntN(20) + 1
+		v := strconv.FormatInt(rng.Int64N(1<<62), 10)
+		if len(v) > digits {
+			v = v[:digits]
+		}
+		if p := rng.IntN(len(v) + 1); p < len(v) {
+			v = v[:p] + "." + v[p:]
+			if p == 0 {
+				v = "0" + v
+			}
+		}
+		if rng.IntN(2) == 0 {
+			v = "-" + v
+		}
+		values = append(values, v)
+	}
+	ref := func(s string) decimal.Decimal { return decimal.RequireFromString(s) }
+	check := func(op string, got Dec, want decimal.Decimal) {
+		t.Helper()
+		if !got.toBig().Equal(want) {
+			t.Fatalf("%s = %s, want %s", op, got, want)
+		}
+	}
+	for i, x := range values {
+		a, ok := ParseDec(x)
+		if !ok {
+			t.Fatalf("ParseDec(%q) failed", x)
+		}
+		check(x, a, ref(x))
+		check("round2 "+x, a.Round2(), ref(x).Add(decimal.RequireFromString("0.005")).Shift(2).Floor().Shift(-2))
+		check("round "+x, a.Round(), ref(x).Add(decimal.RequireFromString("0.5")).Floor())
+		for _, y := range values[max(0, i-25):i] {
+			b, _ := ParseDec(y)
+			check(x+" + "+y, a.Add(b), ref(x).Add(ref(y)))
+			check(x+" - "+y, a.Sub(b), ref(x).Sub(ref(y)))
+			check(x+" * "+y, a.Mul(b), ref(x).Mul(ref(y)))
+			if got, want := a.Cmp(b), ref(x).Cmp(ref(y)); got != want {
+				t.Fatalf("cmp(%s, %s) = %d, want %d", x, y, got, want)
+			}
+			if !b.IsZero() {
+				check(x+" / "+y, a.Div(b), ref(x).DivRound(ref(y), 20))
+			}
+		}
+	}
+}
+
+func TestParseDecRejectsBadForms(t *testing.T) {
+	for _, s := range []string{"", ".", "+-1", "1e5", "1.2.3", "--1", "1,5", "NaN", " "} {
+		if _, ok := ParseDec(s); ok {
+			t.Errorf("ParseDec(%q) accepted", s)
+		}
+	}
+}
+
+func BenchmarkDecLineArithmetic(b *testing.B) {
+	qty, price, lea := D("3.000"), D("12.3456"), D("37.04")
+	for b.Loop() {
+		v := qty.Mul(price).Round2().Add(D("1.50")).Sub(D("1.50"))
+		if !v.Within(lea, D("1.00")) {
+			b.Fatal("outside")
+		}
+	}
+}

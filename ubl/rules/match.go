@@ -1,0 +1,113 @@
+package rules
+
+import (
+	"math"
+
+	"einvoice/ubl/xmltree"
+)
+
+// A pattern's contexts are merged into one automaton that reads an element and then its ancestors,
+// nearest first: the contexts' steps reversed, with shared suffixes shared. Finding an element's first
+// matching rule is then one walk up its ancestors, instead of one walk per candidate rule.
+
+// matchState is where the walk stands after reading some steps.
+type matchState struct {
+	endAnywhere int // lowest rule whose context is complete here ("a/b", "//a/b"), noRule if none
+	endAtRoot   int // lowest rule complete here if the last element read is the document element ("/a/b")
+	lowest      int // lowest rule complete here or further on: the walk stops where it cannot do better
+	byName      map[xmltree.Name][]*matchEdge
+	wildcard    []*matchEdge
+}
+
+type matchEdge struct {
+	step patternStep
+	next *matchState
+}
+
+const noRule = math.MaxInt
+
+func newMatchState() *matchState {
+	return &matchState{endAnywhere: noRule, endAtRoot: noRule, lowest: noRule, byName: map[xmltree.Name][]*matchEdge{}}
+}
+
+// compileMatcher builds the automaton of the rules' contexts; a rule's index is its rank.
+func compileMatcher(rules []*Rule) *matchState {
+	start := newMatchState()
+	for i, r := range rules {
+		for _, alt := range r.Context.alts {
+			s := start
+			for k := len(alt.steps) - 1; k >= 0; k-- {
+				s = s.follow(alt.steps[k])
+			}
+			if alt.rooted {
+				s.endAtRoot = min(s.endAtRoot, i)
+			} else {
+				s.endAnywhere = min(s.endAnywhere, i)
+			}
+		}
+	}
+	start.computeLowest()
+	return start
+}
+
+// follow is the state after step, adding it when new. Steps are the same when name and predicate are.
+func (s *matchState) follow(step patternStep) *matchState {
+	edges := &s.wildcard
+	if !step.any {
+		list := s.byName[step.name]
+		edges = &list
+		defer func() { s.byName[step.name] = list }()
+	}
+	for _, e := range *edges {
+		if e.step.predName == step.predName {
+			return e.next
+		}
+	}
+	e := &matchEdge{step: step, next: newMatchState()}
+	*edges = append(*edges, e)
+	return e.next
+}
+
+func (s *matchState) computeLowest() int {
+	s.lowest = min(s.endAnywhere, s.endAtRoot)
+	for _, edges := range s.byName {
+		for _, e := range edges {
+			s.lowest = min(s.lowest, e.next.computeLowest())
+		}
+	}
+	for _, e := range s.wildcard {
+		s.lowest = min(s.lowest, e.next.computeLowest())
+	}
+	return s.lowest
+}
+
+// first is the lowest rule whose context matches n, or noRule.
+func (s *matchState) first(c *Ctx, n xmltree.NodeID) int {
+	best := noRule
+	s.walk(c, n, &best)
+	return best
+}
+
+// walk reads element x (and then its ancestors) from state s, lowering best as contexts complete.
+func (s *matchState) walk(c *Ctx, x xmltree.NodeID, best *int) {
+	if x == xmltree.None {
+		return
+	}
+	s.take(c, x, s.byName[c.t.Name(x)], best)
+	s.take(c, x, s.wildcard, best)
+}
+
+func (s *matchState) take(c *Ctx, x xmltree.NodeID, edges []*matchEdge, best *int) {
+	for _, e := range edges {
+		next := e.next
+		if next.lowest >= *best || e.step.pred != nil && !safely(e.step.pred, c, x) {
+			continue
+		}
+		*best = min(*best, next.endAnywhere)
+		parent := c.t.Parent(x)
+		if parent == xmltree.None {
+			*best = min(*best, next.endAtRoot)
+		}
+		next.walk(c, parent, best)
+	}
+}

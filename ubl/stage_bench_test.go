@@ -1,0 +1,48 @@
+package ubl
+
+import (
+	"testing"
+	"time"
+
+	"einvoice/ubl/rules"
+	"einvoice/ubl/rules/ciuspt"
+	"einvoice/ubl/xmltree"
+	"einvoice/ubl/xsd"
+)
+
+func BenchmarkStages(b *testing.B) {
+	docs := typicalInvoices(b)
+	var parse, schema time.Duration
+	pat := make([]time.Duration, len(ciuspt.Set.Patterns))
+	for b.Loop() {
+		for _, d := range docs {
+			s := time.Now()
+			t, _ := xmltree.Parse(d, xmltree.DefaultLimits)
+			parse += time.Since(s)
+			s = time.Now()
+			xsd.Validate(t)
+			schema += time.Since(s)
+			for i, p := range ciuspt.Set.Patterns {
+				s = time.Now()
+				(&rules.Set{Name: "x", Patterns: []*rules.Pattern{p}}).Run(t)
+				pat[i] += time.Since(s)
+			}
+		}
+	}
+	n := float64(b.N * len(docs))
+	b.ReportMetric(float64(parse.Nanoseconds())/n/1000, "parse-µs")
+	b.ReportMetric(float64(schema.Nanoseconds())/n/1000, "xsd-µs")
+	for i, p := range ciuspt.Set.Patterns {
+		b.ReportMetric(float64(pat[i].Nanoseconds())/n/1000, p.Name+"-µs")
+	}
+}
+
+func BenchmarkParseOnly(b *testing.B) {
+	docs := typicalInvoices(b)
+	for b.Loop() {
+		for _, d := range docs {
+			xmltree.Parse(d, xmltree.DefaultLimits)
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(docs))/1000, "µs/doc")
+}
