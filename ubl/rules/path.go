@@ -63,6 +63,9 @@ type Path struct {
 	rooted bool
 	steps  []pathStep
 	union  []*Path // "a | b": the alternatives, in the order written
+
+	childOnly bool // relative, every step a child step: evaluated by a direct walk
+	noPreds   bool // no step has a predicate (a predicate's own paths would share the arena)
 }
 
 // P compiles a path; it panics on a malformed one (rule tables are built at start-up).
@@ -117,19 +120,16 @@ func PWith(text string, preds map[string]Pred) *Path {
 		}
 		nextAxis = child
 	}
+	p.childOnly = !p.rooted && len(p.steps) > 0
+	p.noPreds = true
+	for _, st := range p.steps {
+		p.childOnly = p.childOnly && st.axis == child
+		p.noPreds = p.noPreds && st.pred == nil
+	}
 	return p
 }
 
 func (p *Path) String() string { return p.text }
-
-// each calls fn for every node the path selects from n, in document order, until fn returns false.
-func (p *Path) each(c *Ctx, n xmltree.NodeID, fn func(xmltree.NodeID) bool) {
-	for _, x := range c.selectNodes(n, p) {
-		if !fn(x) {
-			return
-		}
-	}
-}
 
 // selectNodes evaluates the path from n into the document's arena: no allocation once the buffers have
 // grown, and the result stays valid for the rest of the document's evaluation.
@@ -140,6 +140,11 @@ func (c *Ctx) selectNodes(n xmltree.NodeID, p *Path) []xmltree.NodeID {
 		for _, alt := range p.union {
 			c.selectNodes(n, alt)
 		}
+		return c.arena[start:len(c.arena):len(c.arena)]
+	}
+	if p.childOnly && p.noPreds && n != xmltree.None {
+		start := len(c.arena)
+		c.collectChildPath(n, p.steps)
 		return c.arena[start:len(c.arena):len(c.arena)]
 	}
 	t := c.t
@@ -212,6 +217,36 @@ func (c *Ctx) descendants(x xmltree.NodeID, st *pathStep, out []xmltree.NodeID) 
 		}
 	}
 	return out
+}
+
+// collectChildPath appends to the arena, in document order, the nodes a path of child steps selects.
+func (c *Ctx) collectChildPath(x xmltree.NodeID, steps []pathStep) {
+	st := &steps[0]
+	for ch := c.t.FirstChild(x); ch != xmltree.None; ch = c.t.NextSibling(ch) {
+		if st.matches(c, ch) {
+			if len(steps) == 1 {
+				c.arena = append(c.arena, ch)
+			} else {
+				c.collectChildPath(ch, steps[1:])
+			}
+		}
+	}
+}
+
+// firstChildPath is the first node a path of child steps selects, or None.
+func (c *Ctx) firstChildPath(x xmltree.NodeID, steps []pathStep) xmltree.NodeID {
+	st := &steps[0]
+	for ch := c.t.FirstChild(x); ch != xmltree.None; ch = c.t.NextSibling(ch) {
+		if st.matches(c, ch) {
+			if len(steps) == 1 {
+				return ch
+			}
+			if y := c.firstChildPath(ch, steps[1:]); y != xmltree.None {
+				return y
+			}
+		}
+	}
+	return xmltree.None
 }
 
 func (st *pathStep) matches(c *Ctx, x xmltree.NodeID) bool {

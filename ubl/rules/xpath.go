@@ -75,58 +75,59 @@ func Local[T any](c *Ctx, key any, compute func() T) T {
 	return v
 }
 
-// Nodes returns the nodes p selects from n.
-func (c *Ctx) Nodes(n xmltree.NodeID, p *Path) []xmltree.NodeID {
-	var out []xmltree.NodeID
-	p.each(c, n, func(x xmltree.NodeID) bool { out = append(out, x); return true })
-	return out
-}
+// Nodes returns the nodes p selects from n. The slice belongs to the evaluation: read it, do not
+// write to it (appending to it copies).
+func (c *Ctx) Nodes(n xmltree.NodeID, p *Path) []xmltree.NodeID { return c.selectNodes(n, p) }
 
 // Exists: exists(p).
-func (c *Ctx) Exists(n xmltree.NodeID, p *Path) bool {
-	found := false
-	p.each(c, n, func(xmltree.NodeID) bool { found = true; return false })
-	return found
-}
+func (c *Ctx) Exists(n xmltree.NodeID, p *Path) bool { return c.First(n, p) != xmltree.None }
 
 // Count: count(p).
-func (c *Ctx) Count(n xmltree.NodeID, p *Path) int {
-	k := 0
-	p.each(c, n, func(xmltree.NodeID) bool { k++; return true })
-	return k
-}
+func (c *Ctx) Count(n xmltree.NodeID, p *Path) int { return len(c.selectNodes(n, p)) }
 
-// First is the first node p selects, or None.
+// First is the first node p selects, or None. A path of child steps stops at the first node found.
 func (c *Ctx) First(n xmltree.NodeID, p *Path) xmltree.NodeID {
-	found := xmltree.None
-	p.each(c, n, func(x xmltree.NodeID) bool { found = x; return false })
-	return found
+	if p.childOnly && n != xmltree.None {
+		return c.firstChildPath(n, p.steps)
+	}
+	if sel := c.selectNodes(n, p); len(sel) > 0 {
+		return sel[0]
+	}
+	return xmltree.None
 }
 
 // Any reports whether some node p selects satisfies f.
 func (c *Ctx) Any(n xmltree.NodeID, p *Path, f func(xmltree.NodeID) bool) bool {
-	found := false
-	p.each(c, n, func(x xmltree.NodeID) bool { found = f(x); return !found })
-	return found
+	for _, x := range c.selectNodes(n, p) {
+		if f(x) {
+			return true
+		}
+	}
+	return false
 }
 
 // All reports whether every node p selects satisfies f (true for none).
 func (c *Ctx) All(n xmltree.NodeID, p *Path, f func(xmltree.NodeID) bool) bool {
-	return !c.Any(n, p, func(x xmltree.NodeID) bool { return !f(x) })
+	for _, x := range c.selectNodes(n, p) {
+		if !f(x) {
+			return false
+		}
+	}
+	return true
 }
 
 // One is the single node p selects: None for none, a dynamic error for more than one (where XPath
 // needs a single item: a cast, arithmetic, a string function).
 func (c *Ctx) One(n xmltree.NodeID, p *Path) xmltree.NodeID {
-	found := xmltree.None
-	p.each(c, n, func(x xmltree.NodeID) bool {
-		if found != xmltree.None {
-			dynamicError("a sequence of more than one item is not allowed: %s", p)
-		}
-		found = x
-		return true
-	})
-	return found
+	sel := c.selectNodes(n, p)
+	switch len(sel) {
+	case 0:
+		return xmltree.None
+	case 1:
+		return sel[0]
+	}
+	dynamicError("a sequence of more than one item is not allowed: %s", p)
+	return xmltree.None
 }
 
 // Str is the string value of a node ("" for None, as for an empty sequence).
@@ -153,7 +154,12 @@ func (c *Ctx) Attr(n xmltree.NodeID, name xmltree.Name) (string, bool) {
 
 // Eq is the general comparison "p = 'lit'": some selected node's string value equals lit.
 func (c *Ctx) Eq(n xmltree.NodeID, p *Path, lit string) bool {
-	return c.Any(n, p, func(x xmltree.NodeID) bool { return c.Str(x) == lit })
+	for _, x := range c.selectNodes(n, p) {
+		if c.Str(x) == lit {
+			return true
+		}
+	}
+	return false
 }
 
 // Norm is XPath normalize-space. A value that is already normal is returned as it is.
@@ -265,7 +271,12 @@ func ParseDouble(s string) (float64, bool) {
 // DoubleCmp is the general comparison of the nodes p selects with a number: some node's value, cast to
 // xs:double, compares with x as op says ("<", "<=", ">", ">=", "=", "!=").
 func (c *Ctx) DoubleCmp(n xmltree.NodeID, p *Path, op string, x float64) bool {
-	return c.Any(n, p, func(y xmltree.NodeID) bool { return cmpFloat(c.Double(y), op, x) })
+	for _, y := range c.selectNodes(n, p) {
+		if cmpFloat(c.Double(y), op, x) {
+			return true
+		}
+	}
+	return false
 }
 
 func cmpFloat(a float64, op string, b float64) bool {
