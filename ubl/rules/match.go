@@ -12,11 +12,12 @@ import (
 
 // matchState is where the walk stands after reading some steps.
 type matchState struct {
-	endAnywhere int // lowest rule whose context is complete here ("a/b", "//a/b"), noRule if none
-	endAtRoot   int // lowest rule complete here if the last element read is the document element ("/a/b")
-	lowest      int // lowest rule complete here or further on: the walk stops where it cannot do better
-	byName      map[xmltree.Name][]*matchEdge
-	wildcard    []*matchEdge
+	endAnywhere int            // lowest rule whose context is complete here ("a/b", "//a/b"), noRule if none
+	endAtRoot   int            // lowest rule complete here if the last element read is the document element ("/a/b")
+	lowest      int            // lowest rule complete here or further on: the walk stops where it cannot do better
+	named       []*matchEdge   // edges for one name each (several when predicates differ)
+	wildcard    []*matchEdge   // "*" edges
+	index       [][]*matchEdge // the start state's named edges by Name: it has one per context's last name
 }
 
 type matchEdge struct {
@@ -27,7 +28,7 @@ type matchEdge struct {
 const noRule = math.MaxInt
 
 func newMatchState() *matchState {
-	return &matchState{endAnywhere: noRule, endAtRoot: noRule, lowest: noRule, byName: map[xmltree.Name][]*matchEdge{}}
+	return &matchState{endAnywhere: noRule, endAtRoot: noRule, lowest: noRule}
 }
 
 // compileMatcher builds the automaton of the rules' contexts; a rule's index is its rank.
@@ -47,6 +48,12 @@ func compileMatcher(rules []*Rule) *matchState {
 		}
 	}
 	start.computeLowest()
+	for _, e := range start.named {
+		for int(e.step.name) >= len(start.index) {
+			start.index = append(start.index, nil)
+		}
+		start.index[e.step.name] = append(start.index[e.step.name], e)
+	}
 	return start
 }
 
@@ -54,12 +61,10 @@ func compileMatcher(rules []*Rule) *matchState {
 func (s *matchState) follow(step patternStep) *matchState {
 	edges := &s.wildcard
 	if !step.any {
-		list := s.byName[step.name]
-		edges = &list
-		defer func() { s.byName[step.name] = list }()
+		edges = &s.named
 	}
 	for _, e := range *edges {
-		if e.step.predName == step.predName {
+		if e.step.name == step.name && e.step.predName == step.predName {
 			return e.next
 		}
 	}
@@ -70,10 +75,8 @@ func (s *matchState) follow(step patternStep) *matchState {
 
 func (s *matchState) computeLowest() int {
 	s.lowest = min(s.endAnywhere, s.endAtRoot)
-	for _, edges := range s.byName {
-		for _, e := range edges {
-			s.lowest = min(s.lowest, e.next.computeLowest())
-		}
+	for _, e := range s.named {
+		s.lowest = min(s.lowest, e.next.computeLowest())
 	}
 	for _, e := range s.wildcard {
 		s.lowest = min(s.lowest, e.next.computeLowest())
@@ -93,14 +96,22 @@ func (s *matchState) walk(c *Ctx, x xmltree.NodeID, best *int) {
 	if x == xmltree.None {
 		return
 	}
-	s.take(c, x, s.byName[c.t.Name(x)], best)
-	s.take(c, x, s.wildcard, best)
+	name := c.t.Name(x)
+	named := s.named
+	if s.index != nil {
+		named = nil
+		if int(name) < len(s.index) {
+			named = s.index[name]
+		}
+	}
+	s.take(c, x, name, named, best)
+	s.take(c, x, name, s.wildcard, best)
 }
 
-func (s *matchState) take(c *Ctx, x xmltree.NodeID, edges []*matchEdge, best *int) {
+func (s *matchState) take(c *Ctx, x xmltree.NodeID, name xmltree.Name, edges []*matchEdge, best *int) {
 	for _, e := range edges {
 		next := e.next
-		if next.lowest >= *best || e.step.pred != nil && !safely(e.step.pred, c, x) {
+		if !e.step.any && e.step.name != name || next.lowest >= *best || e.step.pred != nil && !safely(e.step.pred, c, x) {
 			continue
 		}
 		*best = min(*best, next.endAnywhere)

@@ -55,6 +55,35 @@ func TestTreeShape(t *testing.T) {
 	}
 }
 
+func TestNameIndexAndSubtrees(t *testing.T) {
+	a := Register(ns, "a")
+	b := Register(ns, "b")
+	tr := mustParse(t, `<a xmlns="urn:example"><b/><x:b xmlns:x="urn:example"><b>t</b></x:b><c/><b/></a>`)
+	all := tr.Named(b)
+	if len(all) != 4 {
+		t.Fatalf("named b: %v", all)
+	}
+	for i := 1; i < len(all); i++ {
+		if all[i] <= all[i-1] {
+			t.Fatalf("not in document order: %v", all)
+		}
+	}
+	if got := tr.Named(a); len(got) != 1 || got[0] != tr.Root() {
+		t.Fatalf("named a: %v", got)
+	}
+	second := all[1] // the b holding another b
+	within := tr.NamedWithin(b, second+1, tr.SubtreeEnd(second))
+	if len(within) != 1 || tr.Parent(within[0]) != second {
+		t.Fatalf("b within the second b: %v", within)
+	}
+	if tr.SubtreeEnd(tr.Root()) != NodeID(tr.Len()) || tr.SubtreeEnd(all[0]) != all[0]+1 {
+		t.Fatalf("subtree ends %d %d", tr.SubtreeEnd(tr.Root()), tr.SubtreeEnd(all[0]))
+	}
+	if got := tr.Named(Register(ns, "never-used")); len(got) != 0 {
+		t.Fatalf("unused name: %v", got)
+	}
+}
+
 func TestHostileInputs(t *testing.T) {
 	billionLaughs := `<?xml version="1.0"?><!DOCTYPE lolz [<!ENTITY lol "lol"><!ENTITY lol2 "&lol;&lol;&lol;&lol;&lol;&lol;&lol;&lol;&lol;&lol;">
 <!ENTITY lol3 "&lol2;&lol2;&lol2;&lol2;&lol2;&lol2;&lol2;&lol2;&lol2;&lol2;"><!ENTITY lol4 "&lol3;&lol3;&lol3;&lol3;&lol3;&lol3;&lol3;&lol3;&lol3;&lol3;">

@@ -41,7 +41,7 @@ type node struct {
 	firstElem   NodeID
 	nextElem    NodeID
 	last        NodeID // the last node of its subtree (itself for text and empty elements)
-	start, end  int32 // element: its attributes in Tree.attrs; text: its text in Tree.data
+	start, end  int32  // element: its attributes in Tree.attrs; text: its text in Tree.data
 }
 
 func (nd *node) kind() Kind {
@@ -285,22 +285,22 @@ func (t *Tree) indexNames() {
 			top = n
 		}
 	}
+	// at[n] counts the elements named n, then (summed) marks where group n ends; placing the elements
+	// from the last one down moves it to where the group starts, which is where group n-1 ends.
 	at := make([]int32, top+2)
 	for i := range t.nodes {
 		if n := t.nodes[i].name; n != NoName && n < FirstLocalName {
-			at[n+1]++
+			at[n]++
 		}
 	}
 	for n := 1; n < len(at); n++ {
 		at[n] += at[n-1]
 	}
 	ids := make([]NodeID, at[len(at)-1])
-	fill := make([]int32, len(at))
-	copy(fill, at)
-	for i := range t.nodes {
+	for i := len(t.nodes) - 1; i >= 0; i-- {
 		if n := t.nodes[i].name; n != NoName && n < FirstLocalName {
-			ids[fill[n]] = NodeID(i)
-			fill[n]++
+			at[n]--
+			ids[at[n]] = NodeID(i)
 		}
 	}
 	t.byName, t.byNameAt = ids, at
