@@ -66,6 +66,26 @@ type Path struct {
 
 	childOnly bool // relative, every step a child step: evaluated by a direct walk
 	noPreds   bool // no step has a predicate (a predicate's own paths would share the arena)
+	memo      int  // for a path from the root (the same nodes wherever it is evaluated): its slot in
+	// Ctx.memo, where its first result is kept for the document; -1 for the others
+}
+
+// memoPaths counts the paths with a memo slot (paths are compiled at start-up only).
+var memoPaths int
+
+func (p *Path) assignMemo() {
+	rooted := p.rooted
+	for _, alt := range p.union {
+		rooted = alt.rooted
+		if !rooted {
+			break
+		}
+	}
+	p.memo = -1
+	if rooted {
+		p.memo = memoPaths
+		memoPaths++
+	}
 }
 
 // P compiles a path; it panics on a malformed one (rule tables are built at start-up).
@@ -78,6 +98,7 @@ func PWith(text string, preds map[string]Pred) *Path {
 		for _, alt := range strings.Split(text, "|") {
 			u.union = append(u.union, PWith(strings.TrimSpace(alt), preds))
 		}
+		u.assignMemo()
 		return u
 	}
 	p := &Path{text: text}
@@ -126,6 +147,7 @@ func PWith(text string, preds map[string]Pred) *Path {
 		p.childOnly = p.childOnly && st.axis == child
 		p.noPreds = p.noPreds && st.pred == nil
 	}
+	p.assignMemo()
 	return p
 }
 
@@ -134,11 +156,32 @@ func (p *Path) String() string { return p.text }
 // selectNodes evaluates the path from n into the document's arena: no allocation once the buffers have
 // grown, and the result stays valid for the rest of the document's evaluation.
 func (c *Ctx) selectNodes(n xmltree.NodeID, p *Path) []xmltree.NodeID {
+	if p.memo >= 0 {
+		if p.memo >= len(c.memo) {
+			c.memo = append(c.memo, make([]memoEntry, memoPaths-len(c.memo))...)
+		}
+		if m := &c.memo[p.memo]; m.done {
+			return m.nodes
+		}
+		// A dynamic error in a predicate leaves the slot empty, so that the next evaluation fails again.
+		nodes := c.selectAll(n, p)
+		c.memo[p.memo] = memoEntry{done: true, nodes: nodes}
+		return nodes
+	}
+	return c.selectAll(n, p)
+}
+
+type memoEntry struct {
+	done  bool
+	nodes []xmltree.NodeID
+}
+
+func (c *Ctx) selectAll(n xmltree.NodeID, p *Path) []xmltree.NodeID {
 	if p.union != nil {
 		// Each alternative leaves its result at the end of the arena, so the union is the run they form.
 		start := len(c.arena)
 		for _, alt := range p.union {
-			c.selectNodes(n, alt)
+			c.selectAll(n, alt)
 		}
 		return c.arena[start:len(c.arena):len(c.arena)]
 	}

@@ -20,6 +20,7 @@ type Ctx struct {
 
 	arena              []xmltree.NodeID // results of path evaluations, kept for the whole document
 	scratchA, scratchB []xmltree.NodeID
+	memo               []memoEntry // results of paths from the root, by Path.memo
 }
 
 func newCtx(t *xmltree.Tree) *Ctx {
