@@ -8,10 +8,11 @@ import (
 )
 
 // generatedInvoice writes a CIUS-PT invoice with the given number of lines (each 2 × 10.00 at the
-// standard rate, 23 %), its totals consistent, so that it passes every rule.
+// standard rate, 23 %, with a commitment line reference; every tenth with a 1.00 allowance), its totals
+// consistent, so that it passes every rule.
 func generatedInvoice(lines int) []byte {
 	var b strings.Builder
-	net := 20 * lines
+	net := 20*lines - lines/10
 	vat := fmt.Sprintf("%d.%02d", net*23/100, net*23%100)
 	total := fmt.Sprintf("%d.%02d", net+net*23/100, net*23%100)
 	fmt.Fprintf(&b, `<?xml version="1.0" encoding="UTF-8"?>
@@ -57,15 +58,23 @@ func generatedInvoice(lines int) []byte {
  </cac:LegalMonetaryTotal>
 `, lines, vat, net, vat, net, net, total, total)
 	for i := 1; i <= lines; i++ {
+		amount, allowance := "20.00", ""
+		if i%10 == 0 {
+			amount = "19.00"
+			allowance = `<cac:AllowanceCharge><cbc:ChargeIndicator>false</cbc:ChargeIndicator>
+  <cbc:AllowanceChargeReasonCode>95</cbc:AllowanceChargeReasonCode><cbc:Amount currencyID="EUR">1.00</cbc:Amount></cac:AllowanceCharge>
+  `
+		}
 		fmt.Fprintf(&b, ` <cac:InvoiceLine><cbc:ID>%d</cbc:ID>
   <cbc:InvoicedQuantity unitCode="C62">2.00</cbc:InvoicedQuantity>
-  <cbc:LineExtensionAmount currencyID="EUR">20.00</cbc:LineExtensionAmount>
-  <cac:Item><cbc:Name>Artigo %d</cbc:Name><cac:SellersItemIdentification><cbc:ID>A-%d</cbc:ID></cac:SellersItemIdentification>
+  <cbc:LineExtensionAmount currencyID="EUR">%s</cbc:LineExtensionAmount>
+  %s<cac:Item><cbc:Name>Artigo %d</cbc:Name><cac:SellersItemIdentification><cbc:ID>A-%d</cbc:ID></cac:SellersItemIdentification>
    <cac:ClassifiedTaxCategory><cbc:ID>S</cbc:ID><cbc:Percent>23.00</cbc:Percent><cac:TaxScheme><cbc:ID>VAT</cbc:ID></cac:TaxScheme></cac:ClassifiedTaxCategory>
+   <cac:AdditionalItemProperty><cbc:Name>#LINEID@COMMITMENTLINEREFERENCE#</cbc:Name><cbc:Value>%d</cbc:Value></cac:AdditionalItemProperty>
   </cac:Item>
   <cac:Price><cbc:PriceAmount currencyID="EUR">10.00</cbc:PriceAmount></cac:Price>
  </cac:InvoiceLine>
-`, i, i, i)
+`, i, amount, allowance, i, i, i)
 	}
 	b.WriteString("</Invoice>\n")
 	return []byte(b.String())

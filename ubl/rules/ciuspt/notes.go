@@ -245,16 +245,24 @@ func itemPropertyAsserts() []*rules.Assert {
 			if !startsWith(c, x, open) {
 				return false
 			}
+			// The same for every attribute of the document: counted once (a tag on every line would
+			// otherwise make the check quadratic).
+			type perDoc struct {
+				id   string
+				root node
+			}
 			root := c.First(x, pRootOfProperty)
-			tagged := 0
-			for _, p := range [](*rules.Path){pAllPropertyNames, pAllCNPropNames} {
-				for _, n := range c.Nodes(root, p) {
-					if re.MatchString(c.Str(n)) {
-						tagged++
+			return rules.Doc(c, perDoc{id, root}, func() bool {
+				tagged := 0
+				for _, p := range [](*rules.Path){pAllPropertyNames, pAllCNPropNames} {
+					for _, n := range c.Nodes(root, p) {
+						if re.MatchString(c.Str(n)) {
+							tagged++
+						}
 					}
 				}
-			}
-			return tagged > c.Count(root, pRootLinesOf)+c.Count(root, pRootCNLinesOf)
+				return tagged > c.Count(root, pRootLinesOf)+c.Count(root, pRootCNLinesOf)
+			})
 		}, "Item attribute "+open+" shall occur at most once per line.", "O atributo "+open+" só pode ocorrer uma vez por linha.")
 	}
 	return []*rules.Assert{
