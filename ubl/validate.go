@@ -98,7 +98,8 @@ func Validate(data []byte, profile Profile, lang string) *Result {
 		if errors.As(err, &pe) && pe.Line > 0 {
 			loc = "line " + itoa(pe.Line)
 		}
-		r.Findings = append(r.Findings, Finding{Rule: RuleParse, Flag: "fatal", Location: loc, Message: "[" + RuleParse + "]-" + err.Error()})
+		r.Findings = append(r.Findings, Finding{Rule: RuleParse, Flag: "fatal", Location: loc, Message: "[" + RuleParse + "]-" +
+			inLang(lang, "O documento não é XML bem formado ou excede os limites aceites: ", "The document is not well-formed XML or passes the accepted limits: ") + err.Error()})
 		return r
 	}
 	root := rootName(t)
@@ -108,7 +109,8 @@ func Validate(data []byte, profile Profile, lang string) *Result {
 	errs := xsd.Validate(t)
 	r.XSDValid, r.XSDErrors = len(errs) == 0, len(errs)
 	for _, e := range errs {
-		r.Findings = append(r.Findings, Finding{Rule: RuleSchema, Flag: "fatal", Location: t.Path(e.Node), Message: "[" + RuleSchema + "]-" + e.Message})
+		r.Findings = append(r.Findings, Finding{Rule: RuleSchema, Flag: "fatal", Location: t.Path(e.Node), Message: "[" + RuleSchema + "]-" +
+			inLang(lang, "Não conforme com o esquema UBL 2.1: ", "Not valid against the UBL 2.1 schema: ") + e.Message})
 	}
 
 	if profile == Auto {
@@ -122,7 +124,8 @@ func Validate(data []byte, profile Profile, lang string) *Result {
 	findings, err := set.Run(t)
 	if err != nil {
 		r.NoVerdict = err.Error()
-		r.Findings = append(r.Findings, Finding{Rule: RuleRules, Flag: "fatal", Message: "[" + RuleRules + "]-" + err.Error()})
+		r.Findings = append(r.Findings, Finding{Rule: RuleRules, Flag: "fatal", Message: "[" + RuleRules + "]-" +
+			inLang(lang, "As regras não podem ser avaliadas, como no validador oficial: ", "The rules cannot be evaluated, as in the official validator: ") + err.Error()})
 		return r
 	}
 	for _, f := range findings {
@@ -136,6 +139,15 @@ func Validate(data []byte, profile Profile, lang string) *Result {
 	return r
 }
 
+// inLang picks the Portuguese or English text. (Details from the parser and the schema check, such as
+// element names, follow in English.)
+func inLang(lang, pt, en string) string {
+	if lang == "en" {
+		return en
+	}
+	return pt
+}
+
 // service records the service's own requirements: UTF-8 without a byte-order mark.
 func (r *Result) service(t *xmltree.Tree, lang string) {
 	add := func(id, pt, en string) {
@@ -143,11 +155,7 @@ func (r *Result) service(t *xmltree.Tree, lang string) {
 			r.Service = map[string]int{}
 		}
 		r.Service[id]++
-		msg := pt
-		if lang == "en" {
-			msg = en
-		}
-		r.Findings = append(r.Findings, Finding{Rule: id, Flag: "fatal", Location: "/", Message: "[" + id + "]-" + msg})
+		r.Findings = append(r.Findings, Finding{Rule: id, Flag: "fatal", Location: "/", Message: "[" + id + "]-" + inLang(lang, pt, en)})
 	}
 	if t.Info.BOM {
 		add(RuleBOM, "O documento começa com uma marca de ordem de bytes (BOM); envie UTF-8 sem BOM.",
