@@ -105,6 +105,9 @@ func fromBig(d decimal.Decimal) Dec {
 	return Dec{big: &d}
 }
 
+// Decimal is the value as a shopspring decimal, for code outside the rules.
+func (a Dec) Decimal() decimal.Decimal { return a.toBig() }
+
 func (a Dec) toBig() decimal.Decimal {
 	if a.big != nil {
 		return *a.big
