@@ -165,6 +165,7 @@ type Account struct {
 // Card is payment card information (BG-18).
 type Card struct {
 	PrimaryAccountNumber string // BT-87
+	Network              string // the card network (the schema requires one; "NA" when unknown)
 	Holder               string // BT-88
 }
 

@@ -250,7 +250,8 @@ func (r *reader) paymentMeans(n xmltree.NodeID) PaymentMeans {
 			Branch: r.str(a, pth("cac:FinancialInstitutionBranch/cbc:ID"))})
 	}
 	if c := r.first(n, pth("cac:CardAccount")); c != xmltree.None {
-		pm.Card = &Card{PrimaryAccountNumber: r.str(c, pth("cbc:PrimaryAccountNumberID")), Holder: r.str(c, pth("cbc:HolderName"))}
+		pm.Card = &Card{PrimaryAccountNumber: r.str(c, pth("cbc:PrimaryAccountNumberID")), Network: r.str(c, pth("cbc:NetworkID")),
+			Holder: r.str(c, pth("cbc:HolderName"))}
 	}
 	if m := r.first(n, pth("cac:PaymentMandate")); m != xmltree.None {
 		pm.Mandate = &Mandate{ID: r.str(m, pth("cbc:ID")), DebitedAccount: r.str(m, pth("cac:PayerFinancialAccount/cbc:ID"))}
