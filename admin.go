@@ -187,9 +187,9 @@ func (a *adminEnv) print(v any, text func(w io.Writer)) error {
 
 func printEntity(w io.Writer, e store.Entity) {
 	fmt.Fprintf(w, "id\t%d\nname\t%s\ntax ID\t%s%s\npublic key\t%s\npays received\t%s\ntransactions\t%d\n"+
-		"process states\t%s\nsigns itself\t%s\ntest entity\t%s\ncreated\t%s\n",
+		"process states\t%s\nsigns itself\t%s\nsigns through the service\t%s\ntest entity\t%s\ncreated\t%s\n",
 		e.ID, e.Name, e.Country, e.NIF, e.PublicKey, onOff(e.PaysReceived), e.Transactions,
-		onOff(e.ProcessStatesEnabled), onOff(e.SignsItself), onOff(e.TestEntity), e.CreatedAt)
+		onOff(e.ProcessStatesEnabled), onOff(e.SignsItself), onOff(e.ServiceSigning), onOff(e.TestEntity), e.CreatedAt)
 }
 
 func onOff(b bool) string {
@@ -288,10 +288,11 @@ func entityShow(fs *flag.FlagSet) func(*adminEnv) error {
 func entityUpdate(fs *flag.FlagSet) func(*adminEnv) error {
 	taxID := taxIDFlags(fs, "nif")
 	name := fs.String("name", "", "new name")
-	var pays, processStates, signsItself, test onOffFlag
+	var pays, processStates, signsItself, serviceSigning, test onOffFlag
 	fs.Var(&pays, "pays-received", "on|off: pays a transaction per received document")
 	fs.Var(&processStates, "process-states", "on|off: custom process states feature")
 	fs.Var(&signsItself, "signs-itself", "on|off: the entity signs its documents itself (incoming signatures are verified)")
+	fs.Var(&serviceSigning, "service-signing", "on|off: the service signs the entity's documents (attachments cost transactions)")
 	fs.Var(&test, "test-entity", "on|off: one of the test entities")
 	transactions := fs.String("transactions", "", "new transaction balance")
 	return func(a *adminEnv) error {
@@ -303,7 +304,8 @@ func entityUpdate(fs *flag.FlagSet) func(*adminEnv) error {
 		if err != nil {
 			return err
 		}
-		ch := store.EntityChanges{PaysReceived: pays.v, ProcessStatesEnabled: processStates.v, SignsItself: signsItself.v, TestEntity: test.v}
+		ch := store.EntityChanges{PaysReceived: pays.v, ProcessStatesEnabled: processStates.v, SignsItself: signsItself.v,
+			ServiceSigning: serviceSigning.v, TestEntity: test.v}
 		if *name != "" {
 			n := strings.TrimSpace(*name)
 			ch.Name = &n

@@ -20,6 +20,7 @@ const (
 	mimeForm      = "application/x-www-form-urlencoded"
 	mimeMultipart = "multipart/form-data"
 	mimeXML       = "application/xml"
+	mimeTextXML   = "text/xml"
 )
 
 // Context keys.

@@ -40,10 +40,15 @@ func (s *Server) routes() *echo.Echo {
 		base, l := "/api/v1/"+lang, withLang(lang)
 		e.POST(base+"/oauth2/token", s.issueToken, l, accepts(mimeJSON, mimeForm))
 
-		apps := func(method, path string, h echo.HandlerFunc, scope string) {
+		// apps adds an /apps route: authenticated, with the scope it needs and, for a body, the media
+		// types it takes.
+		apps := func(method, path string, h echo.HandlerFunc, scope string, bodyTypes ...string) {
 			chain := []echo.MiddlewareFunc{l, s.authenticate}
 			if scope != "" {
 				chain = append(chain, needs(scope))
+			}
+			if len(bodyTypes) > 0 {
+				chain = append(chain, accepts(bodyTypes...))
 			}
 			e.Add(method, base+"/apps"+path, h, chain...)
 		}
@@ -51,6 +56,15 @@ func (s *Server) routes() *echo.Echo {
 		apps(http.MethodDelete, "/authentications", s.revokeHandshake, "")
 		apps(http.MethodGet, "/external-connections", s.listConnections, ScopeExternalConnections)
 		apps(http.MethodGet, "/external-connections/:id", s.getConnection, ScopeExternalConnections)
+		apps(http.MethodPost, "/documentsUBL", s.createDocumentUBL, ScopeDocumentCreate, mimeMultipart, mimeXML, mimeTextXML)
+		apps(http.MethodPost, "/documents", s.createDocument, ScopeDocumentCreate, mimeMultipart, mimeJSON)
+		apps(http.MethodGet, "/documents/:id", s.getDocument, ScopeDocumentRead)
+		apps(http.MethodGet, "/documents/:id/history", s.documentHistory, ScopeDocumentRead)
+		apps(http.MethodGet, "/documents/:id/xml", s.downloadXML, ScopeDocumentRead)
+		apps(http.MethodGet, "/documents/:id/pdf", s.downloadPDF, ScopeDocumentRead)
+		apps(http.MethodGet, "/documents/:id/files/:file", s.downloadFile, ScopeDocumentRead)
+		apps(http.MethodGet, "/states-report/documents", s.statesReport, ScopeStatesRead)
+		apps(http.MethodPost, "/states-report/documents/read", s.markEventsRead, ScopeStatesRead, mimeJSON, mimeForm, mimeMultipart)
 	}
 	return e
 }

@@ -17,6 +17,7 @@ type Entity struct {
 	Transactions         int64  `json:"transactions"`
 	ProcessStatesEnabled bool   `json:"process_states_enabled"`
 	SignsItself          bool   `json:"signs_itself"`
+	ServiceSigning       bool   `json:"service_signing"`
 	TestEntity           bool   `json:"test_entity"`
 	CreatedAt            string `json:"created_at"`
 	UpdatedAt            string `json:"updated_at"`
@@ -39,16 +40,17 @@ type EntityChanges struct {
 	Transactions         *int64
 	ProcessStatesEnabled *bool
 	SignsItself          *bool
+	ServiceSigning       *bool
 	TestEntity           *bool
 }
 
 const entityColumns = `id, name, country, nif, public_key, pays_received, transactions,
-	process_states_enabled, signs_itself, test_entity, created_at, updated_at`
+	process_states_enabled, signs_itself, service_signing, test_entity, created_at, updated_at`
 
 func scanEntity(row interface{ Scan(...any) error }) (Entity, error) {
 	var e Entity
 	err := row.Scan(&e.ID, &e.Name, &e.Country, &e.NIF, &e.PublicKey, &e.PaysReceived, &e.Transactions,
-		&e.ProcessStatesEnabled, &e.SignsItself, &e.TestEntity, &e.CreatedAt, &e.UpdatedAt)
+		&e.ProcessStatesEnabled, &e.SignsItself, &e.ServiceSigning, &e.TestEntity, &e.CreatedAt, &e.UpdatedAt)
 	return e, mapError(err)
 }
 
@@ -113,10 +115,11 @@ func (s *Store) UpdateEntity(ctx context.Context, id int64, c EntityChanges) (En
 			transactions = coalesce(?, transactions),
 			process_states_enabled = coalesce(?, process_states_enabled),
 			signs_itself = coalesce(?, signs_itself),
+			service_signing = coalesce(?, service_signing),
 			test_entity = coalesce(?, test_entity),
 			updated_at = ?
 			WHERE id = ?`,
-			c.Name, c.PaysReceived, c.Transactions, c.ProcessStatesEnabled, c.SignsItself, c.TestEntity,
+			c.Name, c.PaysReceived, c.Transactions, c.ProcessStatesEnabled, c.SignsItself, c.ServiceSigning, c.TestEntity,
 			s.timestamp(), id)
 		if err != nil {
 			return err

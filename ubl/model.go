@@ -92,6 +92,7 @@ type Identifier struct {
 // (base64 in the XML) or an external URI.
 type Attachment struct {
 	ID          string // BT-122
+	IDScheme    string // the reference's scheme (CIUS-PT: ANG for an ATCUD)
 	TypeCode    string // 130 for an invoiced object identifier, 916 for a supporting document
 	Description string // BT-123 (CIUS-PT: INVOICE_REPRESENTATION, ATTACHMENT, QR_CODE, …)
 	MIMEType    string // BT-125 mimeCode

@@ -103,6 +103,7 @@ func (r *reader) billing(n xmltree.NodeID, kind Kind, names kindNames) *Document
 	for _, w := range r.all(n, pth("cac:WithholdingTaxTotal")) {
 		d.Withholdings = append(d.Withholdings, Withholding{Amount: r.decOrZero(w, pth("cbc:TaxAmount")), Subtotals: r.subtotals(w)})
 	}
+	d.Withholdings = append(d.Withholdings, withholdingNotes(d.Notes)...)
 	d.Totals = r.totals(r.first(n, pth("cac:LegalMonetaryTotal")))
 	for _, l := range r.all(n, names.line) {
 		d.Lines = append(d.Lines, r.line(l, names.quantity))
@@ -160,6 +161,7 @@ func (r *reader) attachments(n xmltree.NodeID, d *Document) {
 	for _, a := range r.all(n, pth("cac:AdditionalDocumentReference")) {
 		att := Attachment{
 			ID:          r.str(a, pth("cbc:ID")),
+			IDScheme:    r.attr(r.first(a, pth("cbc:ID")), nameSchemeID),
 			TypeCode:    r.str(a, pth("cbc:DocumentTypeCode")),
 			Description: r.str(a, pth("cbc:DocumentDescription")),
 			URI:         r.str(a, pth("cac:Attachment/cac:ExternalReference/cbc:URI")),
@@ -504,4 +506,50 @@ func (r *reader) decOrZero(n xmltree.NodeID, p childPath) decimal.Decimal {
 		return *v
 	}
 	return decimal.Zero
+}
+
+// withholdingNotes reads the withholding taxes CIUS-PT carries in tagged notes:
+// #WITHHOLDINGTAXAMOUNT@WITHHOLDINGTAX-001#10.00#, with the type and description of the same index.
+func withholdingNotes(notes []string) []Withholding {
+	type parts struct{ amount, kind, desc string }
+	byIndex := map[string]*parts{}
+	var order []string
+	for _, n := range notes {
+		n = strings.TrimSpace(n)
+		for _, tag := range []string{"WITHHOLDINGTAXAMOUNT", "WITHHOLDINGTAXTYPE", "WITHHOLDINGTAXDESCRIPTION"} {
+			prefix := "#" + tag + "@WITHHOLDINGTAX-"
+			if !strings.HasPrefix(n, prefix) || !strings.HasSuffix(n, "#") {
+				continue
+			}
+			index, value, ok := strings.Cut(strings.TrimSuffix(strings.TrimPrefix(n, prefix), "#"), "#")
+			if !ok {
+				continue
+			}
+			p := byIndex[index]
+			if p == nil {
+				p = &parts{}
+				byIndex[index] = p
+				order = append(order, index)
+			}
+			switch tag {
+			case "WITHHOLDINGTAXAMOUNT":
+				p.amount = value
+			case "WITHHOLDINGTAXTYPE":
+				p.kind = value
+			default:
+				p.desc = value
+			}
+		}
+	}
+	var out []Withholding
+	for _, index := range order {
+		p := byIndex[index]
+		amount, ok := rules.ParseDec(p.amount)
+		if !ok {
+			continue
+		}
+		out = append(out, Withholding{Amount: amount.Decimal(),
+			Subtotals: []VATBreakdown{{Tax: amount.Decimal(), Category: TaxCategory{ID: p.kind, ExemptionReason: p.desc}}}})
+	}
+	return out
 }

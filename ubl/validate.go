@@ -88,6 +88,21 @@ const (
 // Validate parses and checks a document with a profile (Auto picks it from the document element) and
 // writes messages in lang ("pt" or "en").
 func Validate(data []byte, profile Profile, lang string) *Result {
+	r, _ := validate(data, profile, lang)
+	return r
+}
+
+// Check validates a document and, when it is accepted, reads its model from the same parse.
+func Check(data []byte, profile Profile, lang string) (*Result, *Document, error) {
+	r, t := validate(data, profile, lang)
+	if r.Rejected() || t == nil {
+		return r, nil, nil
+	}
+	d, err := Read(t)
+	return r, d, err
+}
+
+func validate(data []byte, profile Profile, lang string) (*Result, *xmltree.Tree) {
 	r := &Result{Profile: profile, Fatal: map[string]int{}, Warning: map[string]int{}}
 	t, err := xmltree.Parse(data, xmltree.DefaultLimits)
 	if err != nil {
@@ -100,7 +115,7 @@ func Validate(data []byte, profile Profile, lang string) *Result {
 		}
 		r.Findings = append(r.Findings, Finding{Rule: RuleParse, Flag: "fatal", Location: loc, Message: "[" + RuleParse + "]-" +
 			inLang(lang, "O documento não é XML bem formado ou excede os limites aceites: ", "The document is not well-formed XML or passes the accepted limits: ") + err.Error()})
-		return r
+		return r, nil
 	}
 	root := rootName(t)
 	r.Root = &root
@@ -119,14 +134,14 @@ func Validate(data []byte, profile Profile, lang string) *Result {
 	}
 	set := ruleSets[profile]
 	if set == nil {
-		return r
+		return r, t
 	}
 	findings, err := set.Run(t)
 	if err != nil {
 		r.NoVerdict = err.Error()
 		r.Findings = append(r.Findings, Finding{Rule: RuleRules, Flag: "fatal", Message: "[" + RuleRules + "]-" +
 			inLang(lang, "As regras não podem ser avaliadas, como no validador oficial: ", "The rules cannot be evaluated, as in the official validator: ") + err.Error()})
-		return r
+		return r, t
 	}
 	for _, f := range findings {
 		counts := r.Fatal
@@ -136,7 +151,7 @@ func Validate(data []byte, profile Profile, lang string) *Result {
 		counts[f.Assert.ID]++
 		r.Findings = append(r.Findings, Finding{Rule: f.Assert.ID, Flag: f.Assert.Flag.String(), Location: t.Path(f.Node), Message: f.Assert.Message(lang)})
 	}
-	return r
+	return r, t
 }
 
 // inLang picks the Portuguese or English text. (Details from the parser and the schema check, such as

@@ -160,11 +160,7 @@ func (w *xmlWriter) period(elem string, p *Period) {
 
 func (w *xmlWriter) attachment(a Attachment) {
 	w.open("cac:AdditionalDocumentReference")
-	if a.TypeCode == "130" && a.ID != "" {
-		w.leaf("cbc:ID", a.ID)
-	} else {
-		w.leaf("cbc:ID", orNA(a.ID))
-	}
+	w.leafAttr("cbc:ID", orNA(a.ID), "schemeID", a.IDScheme)
 	w.leaf("cbc:DocumentTypeCode", a.TypeCode)
 	w.leaf("cbc:DocumentDescription", a.Description)
 	if a.Content != "" || a.URI != "" {

@@ -1,0 +1,538 @@
+package server
+
+import (
+	"bytes"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"io"
+	"mime"
+	"mime/multipart"
+	"net/http"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"einvoice/store"
+	"einvoice/ubl"
+
+	"github.com/labstack/echo/v4"
+)
+
+// Document endpoints: creation by XML (POST /apps/documentsUBL) or by data (POST /apps/documents),
+// reading a document, its history and its files, and the issuer's states report.
+
+// createDocumentUBL takes the XML in the multipart file field "document" or as the raw body.
+func (s *Server) createDocumentUBL(c echo.Context) error {
+	req := c.Request()
+	mt, _, _ := mime.ParseMediaType(req.Header.Get(echo.HeaderContentType))
+	var xml []byte
+	var flags deliveryFlags
+	b := &fieldBuilder{}
+	switch mt {
+	case mimeMultipart:
+		form, err := c.MultipartForm()
+		if err != nil {
+			return bodyError(err)
+		}
+		defer form.RemoveAll()
+		fh := form.File["document"]
+		if len(fh) != 1 {
+			return fieldError("document", CodeRequired)
+		}
+		if xml, err = readPart(fh[0]); err != nil {
+			return err
+		}
+		v := func(name string) text { return text(strings.TrimSpace(first(form.Value[name]))) }
+		flags = b.flags(v("send_by_email"), textsOf(form.Value, "additional_emails"), v("disable_xml_sign"), v("disable_pdf_sign"))
+	default: // application/xml, text/xml: the options come in the query
+		var err error
+		if xml, err = io.ReadAll(req.Body); err != nil {
+			return bodyError(err)
+		}
+		q := req.URL.Query()
+		v := func(name string) text { return text(strings.TrimSpace(q.Get(name))) }
+		flags = b.flags(v("send_by_email"), textsOf(q, "additional_emails"), v("disable_xml_sign"), v("disable_pdf_sign"))
+	}
+	if len(bytes.TrimSpace(xml)) == 0 {
+		return fieldError("document", CodeRequired)
+	}
+	if err := b.err(); err != nil {
+		return err
+	}
+	return s.respondIssued(c, issueRequest{issuer: actingEntity(c), method: "ubl", xml: xml, flags: flags, lang: langOf(c)})
+}
+
+// createDocument takes structured data as multipart bracket fields or as a JSON object, builds the
+// CIUS-PT XML and runs the same pipeline.
+func (s *Server) createDocument(c echo.Context) error {
+	var in documentData
+	var uploads []upload
+	mt, _, _ := mime.ParseMediaType(c.Request().Header.Get(echo.HeaderContentType))
+	if mt == mimeJSON {
+		body, err := io.ReadAll(c.Request().Body)
+		if err != nil {
+			return bodyError(err)
+		}
+		if err := decodeInto(body, &in); err != nil {
+			return err
+		}
+		if uploads, err = jsonUploads(&in); err != nil {
+			return err
+		}
+	} else {
+		form, err := c.MultipartForm()
+		if err != nil {
+			return bodyError(err)
+		}
+		defer form.RemoveAll()
+		tree, err := bracketTree(form.Value)
+		if err != nil {
+			return fieldError("body", CodeInvalidValue)
+		}
+		body, _ := json.Marshal(tree)
+		if err := decodeInto(body, &in); err != nil {
+			return err
+		}
+		if uploads, err = formUploads(form); err != nil {
+			return err
+		}
+	}
+	b := &fieldBuilder{}
+	flags := b.flags(in.SendByEmail, in.AdditionalEmails, in.DisableXMLSign, in.DisablePDFSign)
+	if err := b.err(); err != nil {
+		return err
+	}
+	issuer := actingEntity(c)
+	model, err := buildDocument(&in, issuer, uploads)
+	if err != nil {
+		return err
+	}
+	xml, err := ubl.Generate(model)
+	if err != nil {
+		return err
+	}
+	return s.respondIssued(c, issueRequest{issuer: issuer, method: "data", xml: xml, uploads: uploads, flags: flags, lang: langOf(c)})
+}
+
+func (s *Server) respondIssued(c echo.Context, req issueRequest) error {
+	out, err := s.issue(c.Request().Context(), req)
+	if err != nil {
+		return err
+	}
+	code := CodeDocumentCreated
+	if out.edited {
+		code = CodeDocumentEdited
+	}
+	return respond(c, code, map[string]any{"data": summarize(out.doc, req.issuer.ID, req.lang)})
+}
+
+func first(v []string) string {
+	if len(v) == 0 {
+		return ""
+	}
+	return v[0]
+}
+
+// textsOf collects a repeated field sent as name[], name[i] or name.
+func textsOf(values map[string][]string, name string) []text {
+	var out []text
+	for _, v := range values[name] {
+		out = append(out, text(strings.TrimSpace(v)))
+	}
+	for _, v := range values[name+"[]"] {
+		out = append(out, text(strings.TrimSpace(v)))
+	}
+	for i := 0; i < 100; i++ {
+		v, ok := values[name+"["+strconv.Itoa(i)+"]"]
+		if !ok {
+			break
+		}
+		out = append(out, text(strings.TrimSpace(first(v))))
+	}
+	return out
+}
+
+func readPart(fh *multipart.FileHeader) ([]byte, error) {
+	f, err := fh.Open()
+	if err != nil {
+		return nil, bodyError(err)
+	}
+	defer f.Close()
+	data, err := io.ReadAll(f)
+	if err != nil {
+		return nil, bodyError(err)
+	}
+	return data, nil
+}
+
+// maxAttachment is CIUS-PT's limit on an attachment: under 15,000 KB.
+const maxAttachment = 15000 * 1024
+
+// acceptedMIME are the attachment types CIUS-PT accepts (its MIME code list), by file extension.
+var acceptedMIME = map[string]string{
+	".pdf": "application/pdf", ".png": "image/png", ".jpg": "image/jpeg", ".jpeg": "image/jpeg", ".csv": "text/csv",
+	".txt": "text/plain", ".xml": "application/xml", ".doc": "application/msword",
+	".docx": "application/vnd.openxmlformats-officedocument.wordprocessingml.document",
+	".xls":  "application/vnd.ms-excel", ".xlsx": "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
+}
+
+// checkUpload names, types and bounds a received file: the visual PDF must be a PDF; every file must be
+// a type CIUS-PT accepts and smaller than its limit.
+func checkUpload(field, name, declared string, content []byte) (upload, error) {
+	if len(content) == 0 {
+		return upload{}, fieldError(field, CodeRequired)
+	}
+	if len(content) >= maxAttachment {
+		return upload{}, fieldError(field, CodeAttachmentTooLarge)
+	}
+	ext := strings.ToLower(filepath.Ext(name))
+	mt := acceptedMIME[ext]
+	if declared != "" && declared != "application/octet-stream" {
+		d, _, _ := mime.ParseMediaType(declared)
+		if d == "text/xml" {
+			d = "application/xml"
+		}
+		mt = d
+	}
+	if mt == "" && bytes.HasPrefix(content, []byte("%PDF-")) {
+		mt = "application/pdf"
+	}
+	accepted := false
+	for _, v := range acceptedMIME {
+		accepted = accepted || v == mt
+	}
+	if !accepted || field == "file" && mt != "application/pdf" {
+		return upload{}, fieldError(field, CodeAttachmentType)
+	}
+	name = safeFileName(strings.TrimSuffix(filepath.Base(name), filepath.Ext(name)))
+	if ext == "" {
+		for e, v := range acceptedMIME {
+			if v == mt && (ext == "" || len(e) < len(ext)) {
+				ext = e
+			}
+		}
+	}
+	if utf8.RuneCountInString(name+ext) > 50 {
+		name = string([]rune(name)[:50-len(ext)])
+	}
+	return upload{field: field, name: name + ext, mime: mt, content: content}, nil
+}
+
+// formUploads reads the file parts: file (the visual PDF) and files[] / files[i].
+func formUploads(form *multipart.Form) ([]upload, error) {
+	var out []upload
+	if fhs := form.File["file"]; len(fhs) > 0 {
+		if len(fhs) > 1 {
+			return nil, fieldError("file", CodeInvalidValue)
+		}
+		u, err := uploadPart("file", fhs[0])
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, u)
+	}
+	var parts []*multipart.FileHeader
+	parts = append(parts, form.File["files[]"]...)
+	parts = append(parts, form.File["files"]...)
+	for i := 0; i < 100; i++ {
+		fhs, ok := form.File["files["+strconv.Itoa(i)+"]"]
+		if !ok {
+			break
+		}
+		parts = append(parts, fhs...)
+	}
+	if len(parts) > 20 {
+		return nil, fieldError("files", CodeInvalidValue)
+	}
+	for i, fh := range parts {
+		u, err := uploadPart("files["+strconv.Itoa(i)+"]", fh)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, u)
+	}
+	return out, nil
+}
+
+func uploadPart(field string, fh *multipart.FileHeader) (upload, error) {
+	data, err := readPart(fh)
+	if err != nil {
+		return upload{}, err
+	}
+	return checkUpload(field, fh.Filename, fh.Header.Get(echo.HeaderContentType), data)
+}
+
+// jsonUploads reads the files of a JSON body (base64 content).
+func jsonUploads(in *documentData) ([]upload, error) {
+	var out []upload
+	one := func(field string, f fileData) error {
+		content, err := base64.StdEncoding.DecodeString(strings.Join(strings.Fields(string(f.Content)), ""))
+		if err != nil {
+			return fieldError(field+"[content]", CodeInvalidValue)
+		}
+		u, err := checkUpload(field, orText(string(f.Filename), "file"), string(f.MIMEType), content)
+		out = append(out, u)
+		return err
+	}
+	if in.File != nil {
+		if err := one("file", *in.File); err != nil {
+			return nil, err
+		}
+	}
+	if len(in.Files) > 20 {
+		return nil, fieldError("files", CodeInvalidValue)
+	}
+	for i, f := range in.Files {
+		if err := one("files["+strconv.Itoa(i)+"]", f); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// documentFor reads a document the acting entity issued or received; anyone else gets 404.
+func (s *Server) documentFor(c echo.Context) (store.Document, error) {
+	id, err := strconv.ParseInt(c.Param("id"), 10, 64)
+	if err != nil {
+		return store.Document{}, fail(CodeNotFound)
+	}
+	d, err := s.store.DocumentByID(c.Request().Context(), id)
+	me := actingEntity(c).ID
+	if errors.Is(err, store.ErrNotFound) || err == nil && d.IssuerID != me && (d.RecipientID != me || d.State == store.StateToSend) {
+		return store.Document{}, fail(CodeNotFound)
+	}
+	return d, err
+}
+
+// documentURL is the address of a document, from which its files are downloaded.
+func documentURL(c echo.Context, id int64) string {
+	return c.Scheme() + "://" + c.Request().Host + "/api/v1/" + langOf(c) + "/apps/documents/" + strconv.FormatInt(id, 10)
+}
+
+// getDocument is GET /apps/documents/{id}.
+func (s *Server) getDocument(c echo.Context) error {
+	d, err := s.documentFor(c)
+	if err != nil {
+		return err
+	}
+	ctx := c.Request().Context()
+	files, err := s.store.DocumentFiles(ctx, d.ID)
+	if err != nil {
+		return err
+	}
+	history, err := s.store.History(ctx, d.ID)
+	if err != nil {
+		return err
+	}
+	v, err := viewDocument(d, files, history, actingEntity(c).ID, documentURL(c, d.ID), langOf(c))
+	if err != nil {
+		return err
+	}
+	return respondData(c, true, v)
+}
+
+// historyView is one entry of GET /apps/documents/{id}/history.
+type historyView struct {
+	ID          string          `json:"id"`
+	Kind        string          `json:"kind"`
+	Description string          `json:"description"`
+	State       *codedValue     `json:"state,omitempty"`
+	Data        json.RawMessage `json:"data,omitempty"`
+	CreatedAt   string          `json:"created_at"`
+}
+
+var historyTexts = map[string][2]string{
+	"edited":            {"Documento editado e reenviado.", "Document edited and resent."},
+	store.StateToSend:   {"Documento por enviar ao cliente.", "Document to be sent to the customer."},
+	store.StateSent:     {"Documento enviado ao cliente.", "Document sent to the customer."},
+	store.StateAccepted: {"Documento aceite pelo cliente.", "Document accepted by the customer."},
+	store.StateRejected: {"Documento rejeitado pelo cliente.", "Document rejected by the customer."},
+}
+
+// documentHistory is GET /apps/documents/{id}/history: state changes, edits and e-mails, oldest first.
+func (s *Server) documentHistory(c echo.Context) error {
+	d, err := s.documentFor(c)
+	if err != nil {
+		return err
+	}
+	entries, err := s.store.History(c.Request().Context(), d.ID)
+	if err != nil {
+		return err
+	}
+	lang := langOf(c)
+	out := make([]historyView, 0, len(entries))
+	for _, h := range entries {
+		v := historyView{ID: strconv.FormatInt(h.ID, 10), Kind: h.Kind, Description: h.Description, Data: h.Data, CreatedAt: h.CreatedAt}
+		if t, ok := historyTexts[h.Description]; ok {
+			v.Description = pick(lang, t[0], t[1])
+		}
+		if h.State != "" {
+			st := stateOf(h.State, lang)
+			v.State = &st
+		}
+		out = append(out, v)
+	}
+	return respondData(c, true, out)
+}
+
+// downloadXML, downloadPDF and downloadFile serve a document's files to its issuer and recipient.
+func (s *Server) downloadXML(c echo.Context) error  { return s.download(c, store.FileXML) }
+func (s *Server) downloadPDF(c echo.Context) error  { return s.download(c, store.FilePDF) }
+func (s *Server) downloadFile(c echo.Context) error { return s.download(c, "") }
+
+func (s *Server) download(c echo.Context, role string) error {
+	d, err := s.documentFor(c)
+	if err != nil {
+		return err
+	}
+	var f store.File
+	if role == "" {
+		id, perr := strconv.ParseInt(c.Param("file"), 10, 64)
+		if perr != nil {
+			return fail(CodeNotFound)
+		}
+		f, err = s.store.DocumentFile(c.Request().Context(), d.ID, id)
+	} else {
+		f, err = s.store.DocumentFileByRole(c.Request().Context(), d.ID, role)
+	}
+	if errors.Is(err, store.ErrNotFound) {
+		return fail(CodeNotFound)
+	}
+	if err != nil {
+		return err
+	}
+	c.Response().Header().Set(echo.HeaderContentDisposition, mime.FormatMediaType("attachment", map[string]string{"filename": f.Name}))
+	return c.Blob(http.StatusOK, f.MIME, f.Content)
+}
+
+// stateEventView is one event of the states report.
+type stateEventView struct {
+	ID            string       `json:"id"`
+	DocumentID    string       `json:"document_id"`
+	Number        string       `json:"number"`
+	TypeFact      typeFactView `json:"type_document_fact"`
+	State         codedValue   `json:"state_document"`
+	PreviousState *codedValue  `json:"previous_state"`
+	EDIState      ediStateView `json:"state_edi_document"`
+	CreatedAt     string       `json:"created_at"`
+}
+
+// statesReport is GET /apps/states-report/documents: the acting issuer's unread state events.
+func (s *Server) statesReport(c echo.Context) error {
+	p, err := pageOf(c)
+	if err != nil {
+		return err
+	}
+	f := store.EventFilter{EntityID: actingEntity(c).ID, Number: c.QueryParam("number"), Offset: p.offset(), Limit: p.rows}
+	errs := FieldErrors{}
+	if v := c.QueryParam("document_id"); v != "" {
+		if f.DocumentID, err = strconv.ParseInt(v, 10, 64); err != nil {
+			errs["document_id"] = Problem{Code: CodeInvalidValue}
+		}
+	}
+	if v := c.QueryParam("state"); v != "" {
+		if _, ok := documentStates[v]; !ok {
+			errs["state"] = Problem{Code: CodeInvalidValue}
+		}
+		f.State = v
+	}
+	for name, dst := range map[string]*string{"created_at_start": &f.From, "created_at_end": &f.To} {
+		v := c.QueryParam(name)
+		if v == "" {
+			continue
+		}
+		t, err := parseDateTime(v, name == "created_at_end")
+		if err != nil {
+			errs[name] = Problem{Code: CodeInvalidValue}
+		}
+		*dst = t
+	}
+	if len(errs) > 0 {
+		return errs
+	}
+	events, total, err := s.store.StateEvents(c.Request().Context(), f)
+	if err != nil {
+		return err
+	}
+	lang := langOf(c)
+	views := make([]stateEventView, len(events))
+	for i, e := range events {
+		views[i] = stateEventView{ID: strconv.FormatInt(e.ID, 10), DocumentID: strconv.FormatInt(e.DocumentID, 10), Number: e.Number,
+			TypeFact: typeFactOf(e.TypeCode, lang), State: stateOf(e.State, lang), EDIState: viewEDIState(e.EDIState, lang), CreatedAt: e.CreatedAt}
+		if e.PreviousState != "" {
+			prev := stateOf(e.PreviousState, lang)
+			views[i].PreviousState = &prev
+		}
+	}
+	return c.JSON(http.StatusOK, success{Success: true, Response: paginate(c, p, total, len(views), views)})
+}
+
+// parseDateTime reads a date (the whole day) or a date and time, as a stored timestamp bound.
+func parseDateTime(v string, end bool) (string, error) {
+	if t, err := time.Parse(time.DateOnly, v); err == nil {
+		if end {
+			return t.Format(time.DateOnly) + " 23:59:59", nil
+		}
+		return t.Format(store.TimeLayout), nil
+	}
+	t, err := time.Parse(store.TimeLayout, v)
+	if err != nil {
+		return "", err
+	}
+	return t.Format(store.TimeLayout), nil
+}
+
+// markEventsRead is POST /apps/states-report/documents/read with events[] (ids). Ids that are not the
+// acting issuer's unread events refuse the whole request, naming none of them.
+func (s *Server) markEventsRead(c echo.Context) error {
+	var ids []string
+	mt, _, _ := mime.ParseMediaType(c.Request().Header.Get(echo.HeaderContentType))
+	if mt == mimeJSON {
+		var body struct {
+			Events []text `json:"events"`
+		}
+		raw, err := io.ReadAll(c.Request().Body)
+		if err != nil {
+			return bodyError(err)
+		}
+		if err := decodeInto(raw, &body); err != nil {
+			return err
+		}
+		for _, e := range body.Events {
+			ids = append(ids, string(e))
+		}
+	} else {
+		form, err := c.FormParams()
+		if err != nil {
+			return bodyError(err)
+		}
+		for _, t := range textsOf(form, "events") {
+			ids = append(ids, string(t))
+		}
+	}
+	if len(ids) == 0 {
+		return fieldError("events", CodeRequired)
+	}
+	if len(ids) > 1000 {
+		return fieldError("events", CodeInvalidValue)
+	}
+	nums := make([]int64, len(ids))
+	for i, v := range ids {
+		n, err := strconv.ParseInt(v, 10, 64)
+		if err != nil {
+			return fieldError("events", CodeInvalidValue)
+		}
+		nums[i] = n
+	}
+	unknown, err := s.store.MarkEventsRead(c.Request().Context(), actingEntity(c).ID, nums)
+	if err != nil {
+		return err
+	}
+	if len(unknown) > 0 {
+		return fieldError("events", CodeUnknownEvents)
+	}
+	return respond(c, CodeEventsRead, map[string]any{"data": map[string]int{"read": len(nums)}})
+}

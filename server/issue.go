@@ -1,0 +1,424 @@
+package server
+
+import (
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"regexp"
+	"strings"
+
+	"einvoice/store"
+	"einvoice/ubl"
+)
+
+// Issuing: both creation methods end in one pipeline. The document is validated (structure and rules),
+// the acting entity must be its issuer, the recipient's own rules apply when the recipient is an entity
+// of this installation, and then, in one transaction, the natural key decides between creating and
+// editing, the document is routed, and its history, states-report event and outbox rows are written.
+
+// Document kinds as stored.
+const (
+	kindInvoice    = "invoice"
+	kindCreditNote = "credit_note"
+	kindOrder      = "order"
+)
+
+// EDI states (state_edi_document.alias): pending until the document reaches the recipient's inbox.
+// A document may be edited while it was never delivered, or when its EDI state asks for it.
+const (
+	ediPending        = "pending"
+	ediDelivered      = "delivered"
+	ediRegularization = "regularization"
+	ediReception      = "reception"
+	ediError          = "error"
+)
+
+// Why a document was not delivered (to_send_status.code).
+const (
+	toSendConnection   = "sent_connection"
+	toSendNoConnection = "no_connection"
+	toSendUnregistered = "registered_entity"
+	toSendNoBalance    = "received_pay_transactions"
+)
+
+// Recipient rules the support team can set on an entity: fields it requires on what it receives.
+const (
+	ruleCommitmentNumber = "commitment_number"
+	rulePDFAttached      = "pdf_attached"
+	ruleOrderReference   = "order_reference"
+)
+
+// RecipientRuleNames lists the recipient rules an entity can have.
+var RecipientRuleNames = []string{ruleCommitmentNumber, rulePDFAttached, ruleOrderReference}
+
+// issueRequest is a creation request of either method, decoded.
+type issueRequest struct {
+	issuer  store.Entity
+	method  string // ubl or data
+	xml     []byte
+	uploads []upload // data method: the visual PDF (field file) and further files (files[])
+	flags   deliveryFlags
+	lang    string
+}
+
+// issued is the outcome of a creation request.
+type issued struct {
+	doc    store.Document
+	edited bool
+}
+
+// issue runs the pipeline. Its errors are the API's: FieldErrors for everything the caller can fix.
+func (s *Server) issue(ctx context.Context, req issueRequest) (issued, error) {
+	result, model, err := ubl.Check(req.xml, ubl.Auto, req.lang)
+	if err != nil {
+		return issued{}, err
+	}
+	if result.Rejected() || model == nil {
+		return issued{}, invalidDocument(result, req.lang)
+	}
+	party, partyField := model.Seller, "supplier"
+	counterparty := model.Buyer
+	if model.Kind == ubl.KindOrder {
+		party, partyField, counterparty = model.Buyer, "customer", model.Seller
+	}
+	if !taxIDMatches(party, req.issuer) {
+		return issued{}, fieldError(partyField, CodeNotParty)
+	}
+	emails, err := recipientEmails(req, model)
+	if err != nil {
+		return issued{}, err
+	}
+	files := documentFiles(req, model)
+
+	var out issued
+	err = s.store.Update(ctx, func(tx *store.Tx) error {
+		recipient, err := recipientOf(tx, counterparty)
+		if err != nil {
+			return err
+		}
+		if err := s.testModeAllows(req, recipient); err != nil {
+			return err
+		}
+		if recipient != nil {
+			if err := recipientRulesAllow(tx, recipient.ID, model, files); err != nil {
+				return err
+			}
+		}
+		doc, err := tx.DocumentByKey(req.issuer.ID, model.Number, strings.ToUpper(model.TypeCode), model.IssueDate)
+		switch {
+		case errors.Is(err, store.ErrNotFound):
+			doc = store.Document{}
+		case err != nil:
+			return err
+		case !editable(doc):
+			return fieldError("number", CodeAlreadyExists)
+		default:
+			out.edited = true
+		}
+		previous := doc.State
+		fillDocument(&doc, req, model, counterparty, emails)
+		state, toSend := route(tx, req.issuer, recipient)
+		doc.State, doc.ToSendStatus, doc.EDIState = state, toSend, ediPending
+		if state == store.StateSent {
+			doc.EDIState = ediDelivered
+		}
+		if recipient != nil {
+			doc.RecipientID = recipient.ID
+		}
+		if out.edited {
+			doc.Edits++
+		}
+		if err := tx.SaveDocument(&doc); err != nil {
+			return err
+		}
+		if err := tx.ReplaceFiles(doc.ID, files); err != nil {
+			return err
+		}
+		if err := chargeTransactions(tx, req, &doc, recipient, files); err != nil {
+			return err
+		}
+		out.doc = doc
+		return recordChange(tx, &doc, previous, out.edited, recipient)
+	})
+	return out, err
+}
+
+// invalidDocument is the 400 e217 answer: the first fatal finding as the message, every finding in
+// details.
+func invalidDocument(r *ubl.Result, lang string) error {
+	first, _ := r.FirstFatal()
+	return FieldErrors{"document": {Code: CodeInvalidDocument, Text: map[string]string{lang: first.Message}, Details: r.Findings}}
+}
+
+// taxIDMatches tells whether a party's VAT identifier is the entity's tax ID, with or without the
+// country prefix.
+func taxIDMatches(p ubl.Party, e store.Entity) bool {
+	for _, id := range []string{p.VATID, p.TaxRegistration} {
+		country, nif := splitTaxID(id, e.Country)
+		if nif != "" && country == e.Country && nif == e.NIF {
+			return true
+		}
+	}
+	return false
+}
+
+var reTaxIDPrefix = regexp.MustCompile(`^[A-Z]{2}`)
+
+// splitTaxID splits "PT508025338" into PT and 508025338; without a prefix the country is def.
+func splitTaxID(id, def string) (country, nif string) {
+	id = strings.ToUpper(strings.ReplaceAll(strings.TrimSpace(id), " ", ""))
+	if reTaxIDPrefix.MatchString(id) {
+		return id[:2], id[2:]
+	}
+	return def, id
+}
+
+// recipientOf finds the counterparty among the installation's entities (nil when it is not one).
+func recipientOf(tx *store.Tx, p ubl.Party) (*store.Entity, error) {
+	country, nif := splitTaxID(p.VATID, p.Address.Country)
+	if nif == "" {
+		country, nif = splitTaxID(p.TaxRegistration, p.Address.Country)
+	}
+	if country == "" {
+		country = "PT"
+	}
+	if nif == "" {
+		return nil, nil
+	}
+	e, err := tx.EntityByNIF(country, nif)
+	if errors.Is(err, store.ErrNotFound) {
+		return nil, nil
+	}
+	return &e, err
+}
+
+// testModeAllows applies the test environment's limits: only the test entities issue, to each other,
+// or by e-mail to a recipient that is not an entity here.
+func (s *Server) testModeAllows(req issueRequest, recipient *store.Entity) error {
+	if !s.cfg.TestMode() {
+		return nil
+	}
+	if !req.issuer.TestEntity {
+		return fieldError("supplier", CodeTestIssuer)
+	}
+	switch {
+	case recipient != nil && recipient.TestEntity && recipient.ID != req.issuer.ID:
+		return nil
+	case recipient == nil && req.flags.sendByEmail:
+		return nil
+	}
+	return fieldError("customer", CodeTestRecipient)
+}
+
+// recipientRulesAllow checks the fields the recipient requires.
+func recipientRulesAllow(tx *store.Tx, recipientID int64, d *ubl.Document, files []store.File) error {
+	rules, err := tx.RecipientRules(recipientID)
+	if err != nil {
+		return err
+	}
+	errs := FieldErrors{}
+	for _, r := range rules {
+		switch r {
+		case ruleCommitmentNumber:
+			if d.AccountingCost == "" {
+				errs["commitment_number"] = Problem{Code: CodeRecipientRule}
+			}
+		case rulePDFAttached:
+			if !hasRole(files, store.FilePDF) {
+				errs["file"] = Problem{Code: CodeRecipientPDF}
+			}
+		case ruleOrderReference:
+			if d.References.Order == "" || d.References.Order == "NA" {
+				errs["order_reference"] = Problem{Code: CodeRecipientOrder}
+			}
+		}
+	}
+	if len(errs) > 0 {
+		return errs
+	}
+	return nil
+}
+
+func hasRole(files []store.File, role string) bool {
+	for _, f := range files {
+		if f.Role == role {
+			return true
+		}
+	}
+	return false
+}
+
+// editable: never delivered, or the EDI state asks for a new version.
+func editable(d store.Document) bool {
+	switch {
+	case d.State == store.StateToSend:
+		return true
+	case d.EDIState == ediRegularization, d.EDIState == ediReception, d.EDIState == ediError:
+		return true
+	}
+	return false
+}
+
+// route decides where a document goes: to the recipient's inbox when it is an entity here with an
+// approved connection (and, when it pays for what it receives, a transaction to spend); otherwise it
+// waits, with the reason.
+func route(tx *store.Tx, issuer store.Entity, recipient *store.Entity) (state, toSend string) {
+	if recipient == nil {
+		return store.StateToSend, toSendUnregistered
+	}
+	conn, err := tx.ConnectionBetween(issuer.ID, recipient.ID)
+	switch {
+	case err != nil || conn.State == store.ConnDeclined:
+		return store.StateToSend, toSendNoConnection
+	case conn.State != store.ConnApproved:
+		return store.StateToSend, toSendConnection
+	case recipient.PaysReceived && recipient.Transactions < 1:
+		return store.StateToSend, toSendNoBalance
+	}
+	return store.StateSent, ""
+}
+
+// chargeTransactions spends what the document costs: one transaction of a paying recipient per
+// delivered document, and one per started megabyte of attachments for an issuer whose documents the
+// service signs (recorded even when the balance runs out: the document is already made).
+func chargeTransactions(tx *store.Tx, req issueRequest, d *store.Document, recipient *store.Entity, files []store.File) error {
+	if d.State == store.StateSent && recipient != nil && recipient.PaysReceived {
+		if err := tx.Spend(recipient.ID, d.ID, 1, "received_document", false); err != nil {
+			return err
+		}
+	}
+	if !req.issuer.ServiceSigning || req.flags.disableXMLSign && req.flags.disablePDFSign {
+		return nil
+	}
+	var size int64
+	for _, f := range files {
+		if f.Role != store.FileXML {
+			size += int64(len(f.Content))
+		}
+	}
+	if size == 0 {
+		return nil
+	}
+	const mb = 1 << 20
+	return tx.Spend(req.issuer.ID, d.ID, (size+mb-1)/mb, "attachments_signing", true)
+}
+
+// recordChange writes what the change means for others: history, the issuer's states-report event,
+// webhook and e-mail work in the outbox.
+func recordChange(tx *store.Tx, d *store.Document, previous string, edited bool, recipient *store.Entity) error {
+	if edited {
+		if err := tx.AddHistory(store.HistoryEntry{DocumentID: d.ID, Kind: "edit", Description: "edited"}); err != nil {
+			return err
+		}
+	}
+	if d.State != previous {
+		data, _ := json.Marshal(map[string]string{"to_send_status": d.ToSendStatus, "previous_state": previous})
+		if err := tx.AddHistory(store.HistoryEntry{DocumentID: d.ID, Kind: "state", State: d.State, Description: d.State, Data: data}); err != nil {
+			return err
+		}
+		if err := tx.AddStateEvent(store.StateEvent{EntityID: d.IssuerID, DocumentID: d.ID, State: d.State, PreviousState: previous, EDIState: d.EDIState}); err != nil {
+			return err
+		}
+		if err := tx.Enqueue("webhook", d.IssuerID, d.ID, map[string]any{"event": "document.state_changed", "document_id": d.ID,
+			"state": d.State, "previous_state": previous}); err != nil {
+			return err
+		}
+	}
+	if d.State == store.StateSent && previous != store.StateSent && recipient != nil {
+		if err := tx.Enqueue("webhook", recipient.ID, d.ID, map[string]any{"event": "document.received", "document_id": d.ID}); err != nil {
+			return err
+		}
+	}
+	if d.SendByEmail && len(d.EmailAddresses) > 0 {
+		return tx.Enqueue("email", d.IssuerID, d.ID, map[string]any{"document_id": d.ID, "addresses": d.EmailAddresses, "edits": d.Edits})
+	}
+	return nil
+}
+
+// fillDocument copies the stored columns from the model.
+func fillDocument(d *store.Document, req issueRequest, m *ubl.Document, counterparty ubl.Party, emails []string) {
+	d.IssuerID = req.issuer.ID
+	d.Kind = map[ubl.Kind]string{ubl.KindInvoice: kindInvoice, ubl.KindCreditNote: kindCreditNote, ubl.KindOrder: kindOrder}[m.Kind]
+	d.TypeCode = strings.ToUpper(m.TypeCode)
+	d.Number, d.EmissionDate, d.Currency = m.Number, m.IssueDate, m.Currency
+	supplier, customer := m.Seller, m.Buyer
+	d.Supplier = partyKey(supplier)
+	d.Customer = partyKey(customer)
+	d.PayableAmount = m.Totals.Payable.StringFixed(2)
+	d.Method = req.method
+	d.SendByEmail, d.EmailAddresses = req.flags.sendByEmail, emails
+	d.DisableXMLSign, d.DisablePDFSign = req.flags.disableXMLSign, req.flags.disablePDFSign
+	stored := *m
+	stored.Attachments = make([]ubl.Attachment, len(m.Attachments))
+	for i, a := range m.Attachments {
+		a.Content = "" // the files are kept apart
+		stored.Attachments[i] = a
+	}
+	d.Data, _ = json.Marshal(stored)
+}
+
+func partyKey(p ubl.Party) store.PartyKey {
+	country, nif := splitTaxID(orText(p.VATID, p.TaxRegistration), p.Address.Country)
+	return store.PartyKey{Country: country, NIF: nif, Name: orText(p.LegalName, p.Name)}
+}
+
+// recipientEmails is where the document goes by e-mail: the additional addresses and the customer's
+// (customer[email], or the XML's customer contact), each once.
+func recipientEmails(req issueRequest, m *ubl.Document) ([]string, error) {
+	if !req.flags.sendByEmail {
+		return nil, nil
+	}
+	var out []string
+	seen := map[string]bool{}
+	add := func(e string) {
+		if k := strings.ToLower(e); e != "" && !seen[k] {
+			seen[k] = true
+			out = append(out, e)
+		}
+	}
+	if customer := m.Buyer.Contact.Email; customer != "" {
+		if !reEmail.MatchString(customer) {
+			return nil, fieldError("customer[email]", CodeInvalidValue)
+		}
+		add(customer)
+	}
+	for _, e := range req.flags.emails {
+		add(e)
+	}
+	if len(out) == 0 {
+		return nil, fieldError("additional_emails", CodeRequired)
+	}
+	return out, nil
+}
+
+// documentFiles are the files kept with a document: its XML, its visual PDF (sent in the file field,
+// or embedded as the document's representation) and its other attachments.
+func documentFiles(req issueRequest, m *ubl.Document) []store.File {
+	files := []store.File{{Role: store.FileXML, Name: safeFileName(m.Number) + ".xml", MIME: "application/xml", Content: req.xml}}
+	for _, a := range m.Attachments {
+		if a.Content == "" {
+			continue
+		}
+		content, err := base64.StdEncoding.DecodeString(strings.Join(strings.Fields(a.Content), ""))
+		if err != nil {
+			continue
+		}
+		role := store.FileAttachment
+		if strings.HasSuffix(strings.ToUpper(a.Description), "_REPRESENTATION") && a.MIMEType == "application/pdf" && !hasRole(files, store.FilePDF) {
+			role = store.FilePDF
+		}
+		files = append(files, store.File{Role: role, Name: orText(a.Filename, safeFileName(a.ID)), MIME: orText(a.MIMEType, "application/octet-stream"), Content: content})
+	}
+	return files
+}
+
+var reUnsafeName = regexp.MustCompile(`[^A-Za-z0-9._-]+`)
+
+func safeFileName(s string) string {
+	s = strings.Trim(reUnsafeName.ReplaceAllString(s, "_"), "_.")
+	if s == "" {
+		return "document"
+	}
+	return s
+}

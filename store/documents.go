@@ -1,0 +1,471 @@
+package store
+
+import (
+	"context"
+	"crypto/sha256"
+	"database/sql"
+	"encoding/json"
+	"fmt"
+	"strings"
+)
+
+// Document states (state_document.alias in the API).
+const (
+	StateToSend   = "tosend"
+	StateSent     = "sent"
+	StateAccepted = "accepted"
+	StateRejected = "rejected"
+)
+
+// Document is an issued document as stored: the columns the API filters and shows, and the full
+// model as JSON in Data.
+type Document struct {
+	ID             int64
+	IssuerID       int64
+	RecipientID    int64 // 0 when the recipient is not an entity of this installation
+	Kind           string
+	TypeCode       string
+	Number         string
+	EmissionDate   string
+	Currency       string
+	Supplier       PartyKey
+	Customer       PartyKey
+	PayableAmount  string
+	State          string
+	EDIState       string
+	ToSendStatus   string // set when State is tosend
+	Method         string // ubl or data
+	SendByEmail    bool
+	EmailAddresses []string
+	DisableXMLSign bool
+	DisablePDFSign bool
+	Data           []byte
+	Edits          int
+	ImportedAt     string
+	CreatedAt      string
+	UpdatedAt      string
+}
+
+// PartyKey identifies a supplier or customer on a document.
+type PartyKey struct {
+	Country, NIF, Name string
+}
+
+// File is one file of a document.
+type File struct {
+	ID         int64
+	DocumentID int64
+	Role       string // xml, pdf, attachment
+	Name       string
+	MIME       string
+	Size       int64
+	SHA256     []byte
+	Content    []byte // empty when listed without content
+	CreatedAt  string
+}
+
+// File roles.
+const (
+	FileXML        = "xml"
+	FilePDF        = "pdf"
+	FileAttachment = "attachment"
+)
+
+// HistoryEntry is one thing that happened to a document.
+type HistoryEntry struct {
+	ID          int64
+	DocumentID  int64
+	Kind        string // state, email, edit, process_state, import, edi
+	State       string // the document's state after it, when it changed the state
+	Description string
+	Data        json.RawMessage
+	CreatedAt   string
+}
+
+// StateEvent is a state change reported to the issuer until it marks it read.
+type StateEvent struct {
+	ID            int64
+	EntityID      int64
+	DocumentID    int64
+	Number        string
+	TypeCode      string
+	State         string
+	PreviousState string
+	EDIState      string
+	CreatedAt     string
+}
+
+const documentColumns = `id, issuer_id, coalesce(recipient_id, 0), kind, type_code, number, emission_date, currency,
+	supplier_country, supplier_nif, supplier_name, customer_country, customer_nif, customer_name, payable_amount,
+	state, edi_state, coalesce(to_send_status, ''), method, send_by_email, email_addresses, disable_xml_sign,
+	disable_pdf_sign, data, edits, coalesce(imported_at, ''), created_at, updated_at`
+
+func scanDocument(row interface{ Scan(...any) error }) (Document, error) {
+	var d Document
+	var emails string
+	err := row.Scan(&d.ID, &d.IssuerID, &d.RecipientID, &d.Kind, &d.TypeCode, &d.Number, &d.EmissionDate, &d.Currency,
+		&d.Supplier.Country, &d.Supplier.NIF, &d.Supplier.Name, &d.Customer.Country, &d.Customer.NIF, &d.Customer.Name,
+		&d.PayableAmount, &d.State, &d.EDIState, &d.ToSendStatus, &d.Method, &d.SendByEmail, &emails, &d.DisableXMLSign,
+		&d.DisablePDFSign, &d.Data, &d.Edits, &d.ImportedAt, &d.CreatedAt, &d.UpdatedAt)
+	if err != nil {
+		return d, mapError(err)
+	}
+	return d, json.Unmarshal([]byte(emails), &d.EmailAddresses)
+}
+
+// DocumentByID reads a document; ErrNotFound when there is none.
+func (s *Store) DocumentByID(ctx context.Context, id int64) (Document, error) {
+	return scanDocument(s.reader.QueryRowContext(ctx, `SELECT `+documentColumns+` FROM documents WHERE id = ?`, id))
+}
+
+// DocumentFiles lists a document's files in the order they were stored, without their content.
+func (s *Store) DocumentFiles(ctx context.Context, documentID int64) ([]File, error) {
+	rows, err := s.reader.QueryContext(ctx, `SELECT id, document_id, role, name, mime, size, sha256, created_at
+		FROM document_files WHERE document_id = ? ORDER BY id`, documentID)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []File
+	for rows.Next() {
+		var f File
+		if err := rows.Scan(&f.ID, &f.DocumentID, &f.Role, &f.Name, &f.MIME, &f.Size, &f.SHA256, &f.CreatedAt); err != nil {
+			return nil, err
+		}
+		out = append(out, f)
+	}
+	return out, rows.Err()
+}
+
+// DocumentFile reads one file of a document with its content; ErrNotFound when the document has no
+// such file.
+func (s *Store) DocumentFile(ctx context.Context, documentID, fileID int64) (File, error) {
+	var f File
+	err := s.reader.QueryRowContext(ctx, `SELECT id, document_id, role, name, mime, size, sha256, content, created_at
+		FROM document_files WHERE document_id = ? AND id = ?`, documentID, fileID).
+		Scan(&f.ID, &f.DocumentID, &f.Role, &f.Name, &f.MIME, &f.Size, &f.SHA256, &f.Content, &f.CreatedAt)
+	return f, mapError(err)
+}
+
+// DocumentFileByRole reads the first file of a role (the XML, the PDF) with its content.
+func (s *Store) DocumentFileByRole(ctx context.Context, documentID int64, role string) (File, error) {
+	var id int64
+	err := s.reader.QueryRowContext(ctx, `SELECT id FROM document_files WHERE document_id = ? AND role = ? ORDER BY id LIMIT 1`,
+		documentID, role).Scan(&id)
+	if err != nil {
+		return File{}, mapError(err)
+	}
+	return s.DocumentFile(ctx, documentID, id)
+}
+
+// History lists what happened to a document, oldest first.
+func (s *Store) History(ctx context.Context, documentID int64) ([]HistoryEntry, error) {
+	rows, err := s.reader.QueryContext(ctx, `SELECT id, document_id, kind, coalesce(state, ''), description,
+		coalesce(data, ''), created_at FROM document_history WHERE document_id = ? ORDER BY id`, documentID)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []HistoryEntry
+	for rows.Next() {
+		var h HistoryEntry
+		var data string
+		if err := rows.Scan(&h.ID, &h.DocumentID, &h.Kind, &h.State, &h.Description, &data, &h.CreatedAt); err != nil {
+			return nil, err
+		}
+		if data != "" {
+			h.Data = json.RawMessage(data)
+		}
+		out = append(out, h)
+	}
+	return out, rows.Err()
+}
+
+// EventFilter selects unread state events of one entity.
+type EventFilter struct {
+	EntityID   int64
+	DocumentID int64
+	Number     string
+	State      string
+	From, To   string // created_at bounds (inclusive), "" for none
+	Offset     int
+	Limit      int
+}
+
+// StateEvents lists an entity's unread state events, oldest first, and how many match in all.
+func (s *Store) StateEvents(ctx context.Context, f EventFilter) ([]StateEvent, int, error) {
+	where := []string{"e.entity_id = ?", "e.read_at IS NULL"}
+	args := []any{f.EntityID}
+	if f.DocumentID != 0 {
+		where, args = append(where, "e.document_id = ?"), append(args, f.DocumentID)
+	}
+	if f.Number != "" {
+		where, args = append(where, "d.number = ?"), append(args, f.Number)
+	}
+	if f.State != "" {
+		where, args = append(where, "e.state = ?"), append(args, f.State)
+	}
+	if f.From != "" {
+		where, args = append(where, "e.created_at >= ?"), append(args, f.From)
+	}
+	if f.To != "" {
+		where, args = append(where, "e.created_at <= ?"), append(args, f.To)
+	}
+	from := ` FROM state_events e JOIN documents d ON d.id = e.document_id WHERE ` + strings.Join(where, " AND ")
+	var total int
+	if err := s.reader.QueryRowContext(ctx, `SELECT count(*)`+from, args...).Scan(&total); err != nil {
+		return nil, 0, err
+	}
+	rows, err := s.reader.QueryContext(ctx, `SELECT e.id, e.entity_id, e.document_id, d.number, d.type_code, e.state,
+		coalesce(e.previous_state, ''), e.edi_state, e.created_at`+from+` ORDER BY e.id LIMIT ? OFFSET ?`,
+		append(args, f.Limit, f.Offset)...)
+	if err != nil {
+		return nil, 0, err
+	}
+	defer rows.Close()
+	var out []StateEvent
+	for rows.Next() {
+		var e StateEvent
+		if err := rows.Scan(&e.ID, &e.EntityID, &e.DocumentID, &e.Number, &e.TypeCode, &e.State, &e.PreviousState,
+			&e.EDIState, &e.CreatedAt); err != nil {
+			return nil, 0, err
+		}
+		out = append(out, e)
+	}
+	return out, total, rows.Err()
+}
+
+// MarkEventsRead marks an entity's events read. Ids that are not the entity's unread events are
+// returned, and nothing is marked, so that a caller learns nothing of other entities' events.
+func (s *Store) MarkEventsRead(ctx context.Context, entityID int64, ids []int64) (unknown []int64, err error) {
+	err = s.write(ctx, func(tx *sql.Tx) error {
+		for _, id := range ids {
+			var n int
+			if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM state_events WHERE id = ? AND entity_id = ? AND read_at IS NULL`,
+				id, entityID).Scan(&n); err != nil {
+				return err
+			}
+			if n == 0 {
+				unknown = append(unknown, id)
+			}
+		}
+		if len(unknown) > 0 {
+			return nil
+		}
+		now := s.timestamp()
+		for _, id := range ids {
+			if _, err := tx.ExecContext(ctx, `UPDATE state_events SET read_at = ? WHERE id = ?`, now, id); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	return unknown, err
+}
+
+// RecipientRules lists the fields an entity requires on the documents it receives.
+func (s *Store) RecipientRules(ctx context.Context, entityID int64) ([]string, error) {
+	return recipientRules(ctx, s.reader, entityID)
+}
+
+type querier interface {
+	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
+}
+
+func recipientRules(ctx context.Context, q querier, entityID int64) ([]string, error) {
+	rows, err := q.QueryContext(ctx, `SELECT rule FROM recipient_rules WHERE entity_id = ? ORDER BY rule`, entityID)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var r string
+		if err := rows.Scan(&r); err != nil {
+			return nil, err
+		}
+		out = append(out, r)
+	}
+	return out, rows.Err()
+}
+
+// SetRecipientRule adds (on) or removes (off) a rule of a recipient entity.
+func (s *Store) SetRecipientRule(ctx context.Context, entityID int64, rule string, on bool) error {
+	return s.write(ctx, func(tx *sql.Tx) error {
+		var err error
+		if on {
+			_, err = tx.ExecContext(ctx, `INSERT INTO recipient_rules (entity_id, rule, created_at) VALUES (?, ?, ?)
+				ON CONFLICT DO NOTHING`, entityID, rule, s.timestamp())
+		} else {
+			_, err = tx.ExecContext(ctx, `DELETE FROM recipient_rules WHERE entity_id = ? AND rule = ?`, entityID, rule)
+		}
+		return err
+	})
+}
+
+// Tx is one write transaction. The server's workflows make their decisions inside one, so that what
+// they read (an existing document, a connection, a balance) and what they write (the document, its
+// history, events and outbox rows) form one atomic step.
+type Tx struct {
+	ctx context.Context
+	tx  *sql.Tx
+	now string
+}
+
+// Update runs fn in one immediate write transaction; an error from fn rolls everything back.
+func (s *Store) Update(ctx context.Context, fn func(*Tx) error) error {
+	return s.write(ctx, func(tx *sql.Tx) error {
+		return fn(&Tx{ctx: ctx, tx: tx, now: s.timestamp()})
+	})
+}
+
+// Now is the transaction's timestamp, written on everything it changes.
+func (t *Tx) Now() string { return t.now }
+
+// EntityByNIF finds an entity by country and tax ID.
+func (t *Tx) EntityByNIF(country, nif string) (Entity, error) {
+	return scanEntity(t.tx.QueryRowContext(t.ctx, `SELECT `+entityColumns+` FROM entities WHERE country = ? AND nif = ?`, country, nif))
+}
+
+// ConnectionBetween finds the connection between two entities, whichever asked for it.
+func (t *Tx) ConnectionBetween(a, b int64) (Connection, error) {
+	return scanConnection(t.tx.QueryRowContext(t.ctx, connectionSelect+`
+		WHERE (c.from_entity_id = ? AND c.to_entity_id = ?) OR (c.from_entity_id = ? AND c.to_entity_id = ?)
+		ORDER BY c.id LIMIT 1`, a, b, b, a))
+}
+
+// RecipientRules lists the fields an entity requires on the documents it receives.
+func (t *Tx) RecipientRules(entityID int64) ([]string, error) {
+	return recipientRules(t.ctx, t.tx, entityID)
+}
+
+// DocumentByKey finds an issuer's document by its natural key.
+func (t *Tx) DocumentByKey(issuerID int64, number, typeCode, emissionDate string) (Document, error) {
+	return scanDocument(t.tx.QueryRowContext(t.ctx, `SELECT `+documentColumns+` FROM documents
+		WHERE issuer_id = ? AND number = ? AND type_code = ? AND emission_date = ?`, issuerID, number, typeCode, emissionDate))
+}
+
+// SaveDocument inserts a document (ID 0) or rewrites an existing one, and returns it as stored.
+func (t *Tx) SaveDocument(d *Document) error {
+	emails, err := json.Marshal(nonNil(d.EmailAddresses))
+	if err != nil {
+		return err
+	}
+	var recipient any
+	if d.RecipientID != 0 {
+		recipient = d.RecipientID
+	}
+	var toSend any
+	if d.ToSendStatus != "" {
+		toSend = d.ToSendStatus
+	}
+	args := []any{d.IssuerID, recipient, d.Kind, d.TypeCode, d.Number, d.EmissionDate, d.Currency,
+		d.Supplier.Country, d.Supplier.NIF, d.Supplier.Name, d.Customer.Country, d.Customer.NIF, d.Customer.Name,
+		d.PayableAmount, d.State, d.EDIState, toSend, d.Method, d.SendByEmail, string(emails), d.DisableXMLSign,
+		d.DisablePDFSign, d.Data, d.Edits}
+	var row *sql.Row
+	if d.ID == 0 {
+		row = t.tx.QueryRowContext(t.ctx, `INSERT INTO documents (issuer_id, recipient_id, kind, type_code, number,
+			emission_date, currency, supplier_country, supplier_nif, supplier_name, customer_country, customer_nif,
+			customer_name, payable_amount, state, edi_state, to_send_status, method, send_by_email, email_addresses,
+			disable_xml_sign, disable_pdf_sign, data, edits, created_at, updated_at)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING `+documentColumns,
+			append(args, t.now, t.now)...)
+	} else {
+		row = t.tx.QueryRowContext(t.ctx, `UPDATE documents SET issuer_id = ?, recipient_id = ?, kind = ?, type_code = ?,
+			number = ?, emission_date = ?, currency = ?, supplier_country = ?, supplier_nif = ?, supplier_name = ?,
+			customer_country = ?, customer_nif = ?, customer_name = ?, payable_amount = ?, state = ?, edi_state = ?,
+			to_send_status = ?, method = ?, send_by_email = ?, email_addresses = ?, disable_xml_sign = ?,
+			disable_pdf_sign = ?, data = ?, edits = ?, updated_at = ? WHERE id = ? RETURNING `+documentColumns,
+			append(args, t.now, d.ID)...)
+	}
+	saved, err := scanDocument(row)
+	if err != nil {
+		return err
+	}
+	*d = saved
+	return nil
+}
+
+func nonNil(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
+}
+
+// ReplaceFiles stores a document's files instead of those it had.
+func (t *Tx) ReplaceFiles(documentID int64, files []File) error {
+	if _, err := t.tx.ExecContext(t.ctx, `DELETE FROM document_files WHERE document_id = ?`, documentID); err != nil {
+		return err
+	}
+	for _, f := range files {
+		sum := sha256.Sum256(f.Content)
+		if _, err := t.tx.ExecContext(t.ctx, `INSERT INTO document_files (document_id, role, name, mime, size, sha256,
+			content, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+			documentID, f.Role, f.Name, f.MIME, len(f.Content), sum[:], f.Content, t.now); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// AddHistory records something that happened to a document.
+func (t *Tx) AddHistory(h HistoryEntry) error {
+	var data any
+	if len(h.Data) > 0 {
+		data = string(h.Data)
+	}
+	var state any
+	if h.State != "" {
+		state = h.State
+	}
+	_, err := t.tx.ExecContext(t.ctx, `INSERT INTO document_history (document_id, kind, state, description, data, created_at)
+		VALUES (?, ?, ?, ?, ?, ?)`, h.DocumentID, h.Kind, state, h.Description, data, t.now)
+	return err
+}
+
+// AddStateEvent records a state change for the issuer's states report.
+func (t *Tx) AddStateEvent(e StateEvent) error {
+	var previous any
+	if e.PreviousState != "" {
+		previous = e.PreviousState
+	}
+	_, err := t.tx.ExecContext(t.ctx, `INSERT INTO state_events (entity_id, document_id, state, previous_state, edi_state,
+		created_at) VALUES (?, ?, ?, ?, ?, ?)`, e.EntityID, e.DocumentID, e.State, previous, e.EDIState, t.now)
+	return err
+}
+
+// Enqueue adds work for the background jobs, to be done once this transaction commits.
+func (t *Tx) Enqueue(kind string, entityID, documentID int64, payload any) error {
+	body, err := json.Marshal(payload)
+	if err != nil {
+		return err
+	}
+	_, err = t.tx.ExecContext(t.ctx, `INSERT INTO outbox (kind, entity_id, document_id, payload, next_attempt_at,
+		created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)`, kind, nullID(entityID), nullID(documentID), string(body), t.now, t.now, t.now)
+	return err
+}
+
+func nullID(id int64) any {
+	if id == 0 {
+		return nil
+	}
+	return id
+}
+
+// Spend takes amount transactions from an entity's balance and records why; the balance may not go
+// below zero unless allowNegative.
+func (t *Tx) Spend(entityID, documentID, amount int64, reason string, allowNegative bool) error {
+	res, err := t.tx.ExecContext(t.ctx, `UPDATE entities SET transactions = transactions - ?, updated_at = ?
+		WHERE id = ? AND (? OR transactions >= ?)`, amount, t.now, entityID, allowNegative, amount)
+	if err != nil {
+		return err
+	}
+	if n, err := res.RowsAffected(); err != nil || n == 0 {
+		return fmt.Errorf("entity %d: not enough transactions: %w", entityID, ErrConflict)
+	}
+	_, err = t.tx.ExecContext(t.ctx, `INSERT INTO transactions (entity_id, document_id, amount, reason, created_at)
+		VALUES (?, ?, ?, ?, ?)`, entityID, nullID(documentID), -amount, reason, t.now)
+	return err
+}
