@@ -1,0 +1,177 @@
+package server
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http/httptest"
+	"sort"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"einvoice/store"
+	"einvoice/ubl"
+)
+
+// benchEnv is a service on a real SQLite file with the issuer and a connected customer.
+func benchEnv(b *testing.B) *docEnv {
+	b.Helper()
+	t := &testing.T{}
+	cfg := testConfig()
+	cfg.HTTP.BodyLimit = 32 << 20
+	cfg.RateLimit.RequestsPerMinute = 1 << 30
+	ctx := context.Background()
+	st, err := store.Open(ctx, b.TempDir(), []byte("bench secret key 0123456789"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { st.Close() })
+	env := &docEnv{testEnv: &testEnv{t: t, st: st, srv: New(cfg, st, slog.New(slog.NewTextHandler(io.Discard, nil)))}}
+	mk := func(name, nif string) store.Entity {
+		e, err := st.CreateEntity(ctx, store.NewEntity{Name: name, Country: "PT", NIF: nif})
+		if err != nil {
+			b.Fatal(err)
+		}
+		return e
+	}
+	env.entity, env.customer = mk("Fornecedor", "508025338"), mk("Cliente Publico", "500000000")
+	if _, err := st.CreateConnection(ctx, store.NewConnection{FromEntityID: env.entity.ID, ToEntityID: env.customer.ID, State: store.ConnApproved}); err != nil {
+		b.Fatal(err)
+	}
+	cred, token, err := st.CreatePlatformToken(ctx, "bench", AllScopes)
+	if err != nil {
+		b.Fatal(err)
+	}
+	env.bearer, env.tokenID = token, cred.ID
+	for _, e := range []store.Entity{env.entity, env.customer} {
+		st.Authorize(ctx, cred.ID, e.ID)
+		st.SetHandshake(ctx, cred.ID, e.ID, true)
+	}
+	return env
+}
+
+// typicalXML is a 9 KB CIUS-PT invoice (the corpus median) with the given number.
+func typicalXML(b *testing.B, env *docEnv, number string) string {
+	var in documentData
+	lines := make([]string, 12)
+	for i := range lines {
+		lines[i] = fmt.Sprintf(`{"name": "Artigo %d", "description": "Material de escritório", "quantity": "%d.000", "price": "%d.50",
+			"seller_number": "A-%d", "taxes": [{"tax_percent": "23.00"}]}`, i, i+1, i+3, i)
+	}
+	body := strings.Replace(invoiceJSON(number, env.customer.NIF, ""), `"lines": [`, `"lines": [`+strings.Join(lines, ",")+",", 1)
+	if err := decodeInto([]byte(body), &in); err != nil {
+		b.Fatal(err)
+	}
+	m, err := buildDocument(&in, env.entity, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	xml, err := ubl.Generate(m)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return string(xml)
+}
+
+func (e *docEnv) postXML(b *testing.B, xml string) {
+	req := httptest.NewRequest("POST", "/api/v1/en/apps/documentsUBL", strings.NewReader(xml))
+	req.Header.Set("Content-Type", "application/xml")
+	req.Header.Set("Authorization", "Bearer "+e.bearer)
+	req.Header.Set("entity", e.entity.PublicKey)
+	rec := httptest.NewRecorder()
+	e.srv.Handler().ServeHTTP(rec, req)
+	if rec.Code != 201 {
+		b.Fatalf("%d %s", rec.Code, rec.Body.String())
+	}
+}
+
+func medianOf(d []time.Duration) time.Duration {
+	sort.Slice(d, func(i, j int) bool { return d[i] < d[j] })
+	return d[len(d)/2]
+}
+
+// BenchmarkCreateDocumentUBL is POST /apps/documentsUBL end to end (validation, issuer check, store,
+// route, history, event, outbox, response) through the real router on a real SQLite file, one request
+// at a time. It reports the median.
+func BenchmarkCreateDocumentUBL(b *testing.B) {
+	env := benchEnv(b)
+	template := typicalXML(b, env, "BENCH-NUMBER")
+	b.SetBytes(int64(len(template)))
+	var times []time.Duration
+	n := 0
+	for b.Loop() {
+		n++
+		xml := strings.Replace(template, "BENCH-NUMBER", fmt.Sprintf("FT B/%d", n), 1)
+		start := time.Now()
+		env.postXML(b, xml)
+		times = append(times, time.Since(start))
+	}
+	b.ReportMetric(float64(medianOf(times).Microseconds())/1000, "median-ms")
+}
+
+// BenchmarkCreateDocumentUBLParallel is the sustained rate with as many concurrent clients as cores
+// (and a few more, as a busy integrator would send): documents a second.
+func BenchmarkCreateDocumentUBLParallel(b *testing.B) {
+	env := benchEnv(b)
+	template := typicalXML(b, env, "BENCH-NUMBER")
+	var n atomic.Int64
+	b.SetParallelism(4)
+	start := time.Now()
+	b.RunParallel(func(pb *testing.PB) {
+		for pb.Next() {
+			env.postXML(b, strings.Replace(template, "BENCH-NUMBER", fmt.Sprintf("FT P/%d", n.Add(1)), 1))
+		}
+	})
+	b.ReportMetric(float64(n.Load())/time.Since(start).Seconds(), "docs/s")
+}
+
+// BenchmarkGetDocument is GET /apps/documents/{id} with 100,000 documents stored.
+func BenchmarkGetDocument(b *testing.B) {
+	env := benchEnv(b)
+	env.postXML(b, typicalXML(b, env, "FT SEED/1"))
+	ctx := context.Background()
+	seed, err := env.st.DocumentByID(ctx, 1)
+	if err != nil {
+		b.Fatal(err)
+	}
+	files := []store.File{{Role: store.FileXML, Name: "seed.xml", MIME: "application/xml", Content: []byte(typicalXML(b, env, "FT SEED/1"))}}
+	const total = 100000
+	for start := 2; start <= total; start += 5000 {
+		err := env.st.Update(ctx, func(tx *store.Tx) error {
+			for i := start; i < start+5000 && i <= total; i++ {
+				d := seed
+				d.ID, d.Number = 0, fmt.Sprintf("FT SEED/%d", i)
+				if err := tx.SaveDocument(&d); err != nil {
+					return err
+				}
+				if err := tx.ReplaceFiles(d.ID, files); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			b.Fatal(err)
+		}
+	}
+	var times []time.Duration
+	i := 0
+	for b.Loop() {
+		i++
+		id := 1 + (i*7919)%total
+		req := httptest.NewRequest("GET", fmt.Sprintf("/api/v1/en/apps/documents/%d", id), nil)
+		req.Header.Set("Authorization", "Bearer "+env.bearer)
+		req.Header.Set("entity", env.entity.PublicKey)
+		rec := httptest.NewRecorder()
+		start := time.Now()
+		env.srv.Handler().ServeHTTP(rec, req)
+		times = append(times, time.Since(start))
+		if rec.Code != 200 {
+			b.Fatalf("%d %s", rec.Code, rec.Body.String())
+		}
+	}
+	b.ReportMetric(float64(medianOf(times).Microseconds())/1000, "median-ms")
+}
