@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -135,6 +136,9 @@ var adminCommands = []adminCommand{
 	{"connection", "approve", "--id ID [--reason R]", connectionSetState(store.ConnApproved)},
 	{"connection", "decline", "--id ID [--reason R]", connectionSetState(store.ConnDeclined)},
 	{"connection", "list", "", connectionList},
+	{"rule", "list", "fields an entity requires on the documents it receives", ruleList},
+	{"rule", "add", "require a field on what an entity receives: " + strings.Join(server.RecipientRuleNames, ", "), ruleSet(true)},
+	{"rule", "remove", "stop requiring a field", ruleSet(false)},
 }
 
 // taxIDFlags declares --nif and --country; the NIF may carry its country prefix ("PT500000000").
@@ -603,5 +607,59 @@ func printConnections(w io.Writer, cs []store.Connection) {
 	for _, c := range cs {
 		fmt.Fprintf(w, "%d\t%s\t%s%s %s\t%s%s %s\t%s\t%s\t%s\n", c.ID, c.Reference, c.From.Country, c.From.NIF, c.From.Name,
 			c.To.Country, c.To.NIF, c.To.Name, c.State, c.Reason, c.UpdatedAt)
+	}
+}
+
+func ruleList(fs *flag.FlagSet) func(*adminEnv) error {
+	taxID := taxIDFlags(fs, "nif")
+	return func(a *adminEnv) error {
+		country, nif, err := taxID()
+		if err != nil {
+			return err
+		}
+		e, err := a.entity(country, nif)
+		if err != nil {
+			return err
+		}
+		return a.printRules(e.ID)
+	}
+}
+
+func (a *adminEnv) printRules(entityID int64) error {
+	rules, err := a.st.RecipientRules(a.ctx, entityID)
+	if err != nil {
+		return err
+	}
+	if rules == nil {
+		rules = []string{}
+	}
+	return a.print(rules, func(w io.Writer) {
+		for _, r := range rules {
+			fmt.Fprintln(w, r)
+		}
+	})
+}
+
+func ruleSet(on bool) func(fs *flag.FlagSet) func(*adminEnv) error {
+	return func(fs *flag.FlagSet) func(*adminEnv) error {
+		taxID := taxIDFlags(fs, "nif")
+		rule := fs.String("rule", "", strings.Join(server.RecipientRuleNames, " | "))
+		return func(a *adminEnv) error {
+			country, nif, err := taxID()
+			if err != nil {
+				return err
+			}
+			if !slices.Contains(server.RecipientRuleNames, *rule) {
+				return usagef("--rule must be one of %s", strings.Join(server.RecipientRuleNames, ", "))
+			}
+			e, err := a.entity(country, nif)
+			if err != nil {
+				return err
+			}
+			if err := a.st.SetRecipientRule(a.ctx, e.ID, *rule, on); err != nil {
+				return err
+			}
+			return a.printRules(e.ID)
+		}
 	}
 }

@@ -63,6 +63,15 @@ func TestAdminCommands(t *testing.T) {
 	if d := mustJSON("connection", "decline", "--id", "1", "--reason", "missing contract"); d["state"] != "declined" || d["reason"] != "missing contract" {
 		t.Fatalf("declined %v", d)
 	}
+	if code, out, _ := admin("rule", "add", "--nif", "500000000", "--rule", "commitment_number", "--json"); code != 0 || !strings.Contains(out, `"commitment_number"`) {
+		t.Fatalf("rule add: %d %s", code, out)
+	}
+	if code, out, _ := admin("rule", "remove", "--nif", "500000000", "--rule", "commitment_number"); code != 0 || strings.Contains(out, "commitment_number") {
+		t.Fatalf("rule remove: %d %s", code, out)
+	}
+	if u := mustJSON("entity", "update", "--nif", "508025338", "--service-signing", "on"); u["service_signing"] != true {
+		t.Fatalf("service signing %v", u)
+	}
 	if code, out, _ := admin("entity", "list"); code != 0 || !strings.Contains(out, "Empresa B") {
 		t.Fatalf("list: %d %s", code, out)
 	}
@@ -83,6 +92,7 @@ func TestAdminCommands(t *testing.T) {
 		{[]string{"connection", "approve"}, 2},
 		{[]string{"connection", "create", "--from", "508025338", "--to", "508025338"}, 2},
 		{[]string{"entity", "destroy"}, 2},
+		{[]string{"rule", "add", "--nif", "500000000", "--rule", "colour"}, 2},
 	}
 	for _, f := range failures {
 		code, _, errOut := admin(f.args...)

@@ -203,3 +203,46 @@ func TestEndToEndDemoInstallation(t *testing.T) {
 		t.Fatalf("after kill -9: %d %v", status, v)
 	}
 }
+
+// An issued document is durable once acknowledged: kill -9 right after the 201 loses nothing.
+func TestEndToEndIssuingSurvivesKill(t *testing.T) {
+	data := t.TempDir()
+	p, creds := startDemo(t, data)
+	c := client{t, creds.APIBase}
+	a, b := creds.Entities[0], creds.Entities[1]
+	tok := c.token(creds, "issue")
+	as := func(key string) map[string]string {
+		return map[string]string{"Authorization": "Bearer " + tok, "entity": key, "Content-Type": "application/json"}
+	}
+	body := fmt.Sprintf(`{"number": "FT E2E/1", "emission_date": "2026-11-20", "due_date": "2026-12-20", "type_document_fact": "FT",
+		"supplier": {"street": "Rua A 1", "city": "Lisboa", "postal_zone": "1000-001"},
+		"customer": {"number": %q, "name": %q, "street": "Rua B 2", "city": "Porto", "postal_zone": "4000-001"},
+		"lines": [{"name": "Serviço", "quantity": 1, "price": "100.00", "taxes": [{"tax_percent": 23}]}]}`, b.NIF, b.Name)
+	status, v := c.call("POST", "/apps/documents", as(a.PublicKey), body)
+	if status != 201 {
+		t.Fatalf("create: %d %v", status, v)
+	}
+	id := v["response"].(map[string]any)["data"].(map[string]any)["id"].(string)
+	p.cmd.Process.Kill()
+	<-p.done
+
+	_, again := startDemo(t, data)
+	c.base = again.APIBase
+	tok = c.token(creds, "afterKill")
+	for _, key := range []string{a.PublicKey, b.PublicKey} {
+		status, v = c.call("GET", "/apps/documents/"+id, as(key), "")
+		d, _ := v["response"].(map[string]any)["data"].(map[string]any)
+		if status != 200 || d["number"] != "FT E2E/1" || d["state_document"].(map[string]any)["alias"] != "sent" {
+			t.Fatalf("after kill -9, as %s: %d %v", key, status, v)
+		}
+	}
+	// In test mode a consumer can be reached by e-mail only.
+	consumer := strings.Replace(strings.Replace(body, b.NIF, "123456789", 1), "FT E2E/1", "FT E2E/2", 1)
+	if status, v := c.call("POST", "/apps/documents", as(a.PublicKey), consumer); status != 400 {
+		t.Fatalf("consumer without e-mail: %d %v", status, v)
+	}
+	consumer = strings.Replace(consumer, `"type_document_fact"`, `"send_by_email": 1, "additional_emails": ["cliente@example.com"], "type_document_fact"`, 1)
+	if status, v := c.call("POST", "/apps/documents", as(a.PublicKey), consumer); status != 201 {
+		t.Fatalf("consumer by e-mail: %d %v", status, v)
+	}
+}

@@ -10,6 +10,7 @@ import (
 
 	"einvoice/store"
 	"einvoice/ubl"
+	"einvoice/ubl/taxid"
 )
 
 // Issuing: both creation methods end in one pipeline. The document is validated (structure and rules),
@@ -163,15 +164,13 @@ func taxIDMatches(p ubl.Party, e store.Entity) bool {
 	return false
 }
 
-var reTaxIDPrefix = regexp.MustCompile(`^[A-Z]{2}`)
-
 // splitTaxID splits "PT508025338" into PT and 508025338; without a prefix the country is def.
 func splitTaxID(id, def string) (country, nif string) {
-	id = strings.ToUpper(strings.ReplaceAll(strings.TrimSpace(id), " ", ""))
-	if reTaxIDPrefix.MatchString(id) {
-		return id[:2], id[2:]
+	country, nif = taxid.Split(strings.ReplaceAll(id, " ", ""))
+	if country == "" {
+		country = def
 	}
-	return def, id
+	return country, nif
 }
 
 // recipientOf finds the counterparty among the installation's entities (nil when it is not one).
