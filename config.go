@@ -29,6 +29,7 @@ type Config struct {
 	RateLimit   server.RateLimitConfig   `toml:"rate_limit"`
 	Environment server.EnvironmentConfig `toml:"environment"`
 	Jobs        server.JobsConfig        `toml:"jobs"`
+	Webhooks    server.WebhooksConfig    `toml:"webhooks"`
 	Log         LogConfig                `toml:"log"`
 }
 
@@ -65,6 +66,7 @@ func defaultConfig() Config {
 		RateLimit:   server.RateLimitConfig{RequestsPerMinute: 200, BlockFor: 2 * time.Minute},
 		Environment: server.EnvironmentConfig{Mode: "production"},
 		Jobs:        server.JobsConfig{MaintenanceInterval: 10 * time.Minute, Timeout: 5 * time.Minute},
+		Webhooks:    server.DefaultWebhooks(),
 		Log:         LogConfig{Level: "info", Format: "text"},
 	}
 }
@@ -121,6 +123,12 @@ func (c Config) validate() error {
 	check(c.RateLimit.BlockFor >= 0, "rate_limit.block_for must not be negative")
 	check(c.Environment.Mode == "production" || c.Environment.Mode == "test", "environment.mode must be \"production\" or \"test\"")
 	check(c.Jobs.MaintenanceInterval > 0 && c.Jobs.Timeout > 0, "jobs intervals and timeout must be positive")
+	check(c.Webhooks.Interval > 0 && c.Webhooks.Timeout > 0, "webhooks.interval and webhooks.timeout must be positive")
+	check(c.Webhooks.Concurrency >= 1 && c.Webhooks.Concurrency <= 256, "webhooks.concurrency must be between 1 and 256")
+	check(len(c.Webhooks.RetrySchedule) <= 100, "webhooks.retry_schedule has at most 100 waits")
+	for _, d := range c.Webhooks.RetrySchedule {
+		check(d > 0, "webhooks.retry_schedule waits must be positive")
+	}
 	check(c.Log.Format == "text" || c.Log.Format == "json", "log.format must be \"text\" or \"json\"")
 	var lvl slog.Level
 	check(lvl.UnmarshalText([]byte(c.Log.Level)) == nil, "log.level %q is not a level", c.Log.Level)
@@ -135,6 +143,7 @@ func (c Config) serverConfig() server.Config {
 		RateLimit:   c.RateLimit,
 		Environment: c.Environment,
 		Jobs:        c.Jobs,
+		Webhooks:    c.Webhooks,
 	}
 }
 

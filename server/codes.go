@@ -45,12 +45,15 @@ func Codes() []*Code {
 
 // The spec's codes (part 7) keep the incumbent's numbers; codes this service adds are e3xx / s3xx.
 var (
-	CodeDocumentCreated  = register("s011", http.StatusCreated, "Documento criado com sucesso.", "Document created successfully.")
-	CodeDocumentEdited   = register("s012", http.StatusOK, "Documento editado com sucesso.", "Document edited successfully.")
-	CodeConnectionAsked  = register("s039", http.StatusCreated, "Pedido de ligação criado com sucesso.", "Connection request created successfully.")
-	CodeHandshakeDone    = register("e123", http.StatusOK, "Integração efetuada com sucesso.", "Integration completed successfully.")
-	CodeHandshakeRevoked = register("s301", http.StatusOK, "Integração revogada.", "Integration revoked.")
-	CodeEventsRead       = register("s302", http.StatusOK, "Eventos marcados como lidos.", "Events marked as read.")
+	CodeDocumentCreated   = register("s011", http.StatusCreated, "Documento criado com sucesso.", "Document created successfully.")
+	CodeDocumentEdited    = register("s012", http.StatusOK, "Documento editado com sucesso.", "Document edited successfully.")
+	CodeConnectionAsked   = register("s039", http.StatusCreated, "Pedido de ligação criado com sucesso.", "Connection request created successfully.")
+	CodeHandshakeDone     = register("e123", http.StatusOK, "Integração efetuada com sucesso.", "Integration completed successfully.")
+	CodeHandshakeRevoked  = register("s301", http.StatusOK, "Integração revogada.", "Integration revoked.")
+	CodeEventsRead        = register("s302", http.StatusOK, "Eventos marcados como lidos.", "Events marked as read.")
+	CodeDocumentImported  = register("s303", http.StatusOK, "Importação do documento registada.", "Document import recorded.")
+	CodeStateCommunicated = register("s304", http.StatusOK, "Estado do documento comunicado.", "Document state communicated.")
+	CodeProcessStateSet   = register("s305", http.StatusOK, "Estado de processamento alterado.", "Process state changed.")
 
 	CodeRecipientRule   = register("e048", http.StatusBadRequest, "O destinatário exige o número de compromisso.", "The recipient requires the commitment number.")
 	CodeRecipientPDF    = register("e049", http.StatusBadRequest, "O destinatário exige o PDF do documento em anexo.", "The recipient requires the document's PDF attached.")
@@ -81,6 +84,9 @@ var (
 	CodeAttachmentTooLarge = register("e342", http.StatusBadRequest, "O anexo excede 15 000 KB, o limite do CIUS-PT.", "The attachment exceeds 15,000 KB, the CIUS-PT limit.")
 	CodeAttachmentType     = register("e343", http.StatusBadRequest, "Tipo de ficheiro não aceite pelo CIUS-PT (PDF, PNG, JPEG, CSV, XML, texto, Word ou Excel).", "File type not accepted by CIUS-PT (PDF, PNG, JPEG, CSV, XML, text, Word or Excel).")
 	CodeUnknownEvents      = register("e339", http.StatusBadRequest, "Há eventos desconhecidos ou já lidos; nenhum foi marcado.", "Some events are unknown or already read; none was marked.")
+	CodeRejectedNoImport   = register("e344", http.StatusBadRequest, "Um documento rejeitado não pode ser importado.", "A rejected document cannot be imported.")
+	CodeFinalState         = register("e345", http.StatusBadRequest, "O documento já foi aceite ou rejeitado; o estado é final.", "The document was already accepted or rejected; that state is final.")
+	CodeProcessStatesOff   = register("e346", http.StatusBadRequest, "Os estados de processamento não estão ativos para esta entidade.", "Process states are not enabled for this entity.")
 	CodeAmountMismatch     = register("e338", http.StatusBadRequest, "O valor enviado difere do calculado pelo serviço em mais de 0,01.", "The amount sent differs from the one the service computes by more than 0.01.")
 	CodeInternal           = register("e399", http.StatusInternalServerError, "Erro interno; indique o identificador do pedido ao suporte.", "Internal error; give the request id to support.")
 )

@@ -312,6 +312,18 @@ func documentURL(c echo.Context, id int64) string {
 	return c.Scheme() + "://" + c.Request().Host + "/api/v1/" + langOf(c) + "/apps/documents/" + strconv.FormatInt(id, 10)
 }
 
+// apiFileURL gives the authenticated download addresses of a document's files.
+func apiFileURL(c echo.Context, id int64) fileURL {
+	base := documentURL(c, id)
+	return func(file string) string {
+		switch file {
+		case "xml", "pdf":
+			return base + "/" + file
+		}
+		return base + "/files/" + file
+	}
+}
+
 // getDocument is GET /apps/documents/{id}.
 func (s *Server) getDocument(c echo.Context) error {
 	d, err := s.documentFor(c)
@@ -327,7 +339,7 @@ func (s *Server) getDocument(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	v, err := viewDocument(d, files, history, actingEntity(c).ID, documentURL(c, d.ID), langOf(c))
+	v, err := viewDocument(d, files, history, actingEntity(c).ID, apiFileURL(c, d.ID), langOf(c))
 	if err != nil {
 		return err
 	}
@@ -346,6 +358,8 @@ type historyView struct {
 
 var historyTexts = map[string][2]string{
 	"edited":            {"Documento editado e reenviado.", "Document edited and resent."},
+	"imported":          {"Documento importado pelo destinatário.", "Document imported by the recipient."},
+	"process_state":     {"Estado de processamento alterado.", "Process state changed."},
 	store.StateToSend:   {"Documento por enviar ao cliente.", "Document to be sent to the customer."},
 	store.StateSent:     {"Documento enviado ao cliente.", "Document sent to the customer."},
 	store.StateAccepted: {"Documento aceite pelo cliente.", "Document accepted by the customer."},
@@ -404,6 +418,11 @@ func (s *Server) download(c echo.Context, role string) error {
 	if err != nil {
 		return err
 	}
+	return serveFile(c, f)
+}
+
+// serveFile answers with a file as an attachment.
+func serveFile(c echo.Context, f store.File) error {
 	c.Response().Header().Set(echo.HeaderContentDisposition, mime.FormatMediaType("attachment", map[string]string{"filename": f.Name}))
 	return c.Blob(http.StatusOK, f.MIME, f.Content)
 }

@@ -62,6 +62,7 @@ var (
 		ediRegularization: {"22", "Regularização pedida.", "Regularisation requested."},
 		ediReception:      {"11", "Em receção.", "In reception."},
 		ediError:          {"ERROR", "Erro na transmissão.", "Transmission error."},
+		ediAccepted:       {"ACCEPTED", "Aceite.", "Accepted."},
 	}
 	toSendTitles = map[string][2]string{
 		toSendConnection:   {"A aguardar a aceitação da ligação com o destinatário do documento.", "Await acceptance of connection with the recipient of the document."},
@@ -151,9 +152,16 @@ type documentView struct {
 	Attachments               []attachmentView  `json:"attachments"`
 	Reasons                   []reasonView      `json:"reasons"`
 	Emails                    []emailView       `json:"emails"`
+	ProcessState              *processStateView `json:"process_state,omitempty"`
+	ImportedAt                *string           `json:"imported_at"`
 	SendByEmail               bool              `json:"send_by_email"`
 	XMLURL                    string            `json:"xml_url"`
 	PDFURL                    *string           `json:"pdf_url"`
+}
+
+type processStateView struct {
+	Code      string `json:"identification_code"`
+	CreatedAt string `json:"created_at"`
 }
 
 type periodView struct {
@@ -323,8 +331,11 @@ type emailAddress struct {
 
 var currencySymbols = map[string]string{"EUR": "€", "USD": "$", "GBP": "£", "CHF": "CHF", "BRL": "R$", "AOA": "Kz"}
 
-// viewDocument builds the whole view. base is the URL the document's files are downloaded from.
-func viewDocument(d store.Document, files []store.File, history []store.HistoryEntry, viewer int64, base, lang string) (documentView, error) {
+// fileURL gives the address of one of a document's files: "xml", "pdf", or a file id.
+type fileURL func(file string) string
+
+// viewDocument builds the whole view as the viewer (issuer or recipient) sees it.
+func viewDocument(d store.Document, files []store.File, history []store.HistoryEntry, viewer int64, url fileURL, lang string) (documentView, error) {
 	var m ubl.Document
 	if err := json.Unmarshal(d.Data, &m); err != nil {
 		return documentView{}, err
@@ -356,10 +367,16 @@ func viewDocument(d store.Document, files []store.File, history []store.HistoryE
 		Reasons:                   []reasonView{},
 		Emails:                    []emailView{},
 		SendByEmail:               d.SendByEmail,
-		XMLURL:                    base + "/xml",
+		XMLURL:                    url("xml"),
 	}
 	if m.Period != nil {
 		v.InvoicePeriod = &periodView{m.Period.Start, m.Period.End}
+	}
+	if d.ProcessState != "" {
+		v.ProcessState = &processStateView{Code: d.ProcessState, CreatedAt: d.ProcessStateAt}
+	}
+	if d.ImportedAt != "" {
+		v.ImportedAt = &d.ImportedAt
 	}
 	if m.Payee != nil {
 		p := viewParty(*m.Payee)
@@ -404,11 +421,11 @@ func viewDocument(d store.Document, files []store.File, history []store.HistoryE
 		}
 	}
 	for _, f := range files {
-		av := attachmentView{Type: fileType(f), File: base + "/files/" + strconv.FormatInt(f.ID, 10), Identifier: f.Name,
+		av := attachmentView{Type: fileType(f), File: url(strconv.FormatInt(f.ID, 10)), Identifier: f.Name,
 			UBLType: strings.ToLower(ublTypeOf(f, &m)), MIMEType: f.MIME, Size: f.Size, Hash: hex.EncodeToString(f.SHA256)}
 		v.Attachments = append(v.Attachments, av)
 		if f.Role == store.FilePDF && v.PDFURL == nil {
-			u := base + "/pdf"
+			u := url("pdf")
 			v.PDFURL = &u
 		}
 	}

@@ -33,6 +33,7 @@ const (
 	ediRegularization = "regularization"
 	ediReception      = "reception"
 	ediError          = "error"
+	ediAccepted       = "accepted"
 )
 
 // Why a document was not delivered (to_send_status.code).
@@ -129,7 +130,9 @@ func (s *Server) issue(ctx context.Context, req issueRequest) (issued, error) {
 		}
 		if out.edited {
 			doc.Edits++
+			doc.ImportedAt = "" // a new version waits in the recipient's inbox again
 		}
+		doc.HasPDF = hasRole(files, store.FilePDF)
 		if err := tx.SaveDocument(&doc); err != nil {
 			return err
 		}
@@ -142,6 +145,9 @@ func (s *Server) issue(ctx context.Context, req issueRequest) (issued, error) {
 		out.doc = doc
 		return recordChange(tx, &doc, previous, out.edited, recipient)
 	})
+	if err == nil {
+		s.jobs.trigger(jobWebhooks)
+	}
 	return out, err
 }
 
@@ -303,8 +309,8 @@ func chargeTransactions(tx *store.Tx, req issueRequest, d *store.Document, recip
 	return tx.Spend(req.issuer.ID, d.ID, (size+mb-1)/mb, "attachments_signing", true)
 }
 
-// recordChange writes what the change means for others: history, the issuer's states-report event,
-// webhook and e-mail work in the outbox.
+// recordChange writes what a creation or an edit means for others: history, the issuer's
+// states-report event and webhooks, the recipient's received webhook, e-mail work in the outbox.
 func recordChange(tx *store.Tx, d *store.Document, previous string, edited bool, recipient *store.Entity) error {
 	if edited {
 		if err := tx.AddHistory(store.HistoryEntry{DocumentID: d.ID, Kind: "edit", Description: "edited"}); err != nil {
@@ -312,20 +318,12 @@ func recordChange(tx *store.Tx, d *store.Document, previous string, edited bool,
 		}
 	}
 	if d.State != previous {
-		data, _ := json.Marshal(map[string]string{"to_send_status": d.ToSendStatus, "previous_state": previous})
-		if err := tx.AddHistory(store.HistoryEntry{DocumentID: d.ID, Kind: "state", State: d.State, Description: d.State, Data: data}); err != nil {
-			return err
-		}
-		if err := tx.AddStateEvent(store.StateEvent{EntityID: d.IssuerID, DocumentID: d.ID, State: d.State, PreviousState: previous, EDIState: d.EDIState}); err != nil {
-			return err
-		}
-		if err := tx.Enqueue("webhook", d.IssuerID, d.ID, map[string]any{"event": "document.state_changed", "document_id": d.ID,
-			"state": d.State, "previous_state": previous}); err != nil {
+		if err := stateChanged(tx, d, previous, map[string]string{"to_send_status": d.ToSendStatus}); err != nil {
 			return err
 		}
 	}
 	if d.State == store.StateSent && previous != store.StateSent && recipient != nil {
-		if err := tx.Enqueue("webhook", recipient.ID, d.ID, map[string]any{"event": "document.received", "document_id": d.ID}); err != nil {
+		if err := tx.EnqueueWebhooks(recipient.ID, d.ID, eventReceived, nil); err != nil {
 			return err
 		}
 	}
@@ -333,6 +331,29 @@ func recordChange(tx *store.Tx, d *store.Document, previous string, edited bool,
 		return tx.Enqueue("email", d.IssuerID, d.ID, map[string]any{"document_id": d.ID, "addresses": d.EmailAddresses, "edits": d.Edits})
 	}
 	return nil
+}
+
+// Webhook events.
+const (
+	eventReceived     = "document.received"
+	eventStateChanged = "document.state_changed"
+)
+
+// WebhookEvents lists the events a webhook can take.
+var WebhookEvents = []string{eventReceived, eventStateChanged}
+
+// stateChanged records a document's move to its new state: a history entry (with data, such as a
+// rejection reason), the issuer's states-report event and its state_changed webhooks.
+func stateChanged(tx *store.Tx, d *store.Document, previous string, data map[string]string) error {
+	data["previous_state"] = previous
+	raw, _ := json.Marshal(data)
+	if err := tx.AddHistory(store.HistoryEntry{DocumentID: d.ID, Kind: "state", State: d.State, Description: d.State, Data: raw}); err != nil {
+		return err
+	}
+	if err := tx.AddStateEvent(store.StateEvent{EntityID: d.IssuerID, DocumentID: d.ID, State: d.State, PreviousState: previous, EDIState: d.EDIState}); err != nil {
+		return err
+	}
+	return tx.EnqueueWebhooks(d.IssuerID, d.ID, eventStateChanged, map[string]any{"state": d.State, "previous_state": previous})
 }
 
 // fillDocument copies the stored columns from the model.

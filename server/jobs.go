@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"runtime/debug"
@@ -22,21 +23,25 @@ type jobRunner struct {
 	ctx     context.Context
 	cancel  context.CancelFunc
 
-	mu   sync.Mutex
-	busy map[string]bool
+	mu    sync.Mutex
+	busy  map[string]bool
+	again map[string]bool // asked to run while running: run once more when done
+	jobs  map[string]job
+	wg    sync.WaitGroup // runs started by trigger
 }
 
-// job is one kind of background work.
+// job is one kind of background work. A quiet job runs often: its runs are logged at debug level.
 type job struct {
-	name string
-	run  func(ctx context.Context) error
+	name  string
+	run   func(ctx context.Context) error
+	quiet bool
 }
 
 func newJobRunner(log *slog.Logger, m *metrics, timeout time.Duration) *jobRunner {
 	ctx, cancel := context.WithCancel(context.Background())
 	return &jobRunner{
 		cron: cron.New(cron.WithLogger(cron.DiscardLogger)), log: log, metrics: m, timeout: timeout,
-		ctx: ctx, cancel: cancel, busy: map[string]bool{},
+		ctx: ctx, cancel: cancel, busy: map[string]bool{}, again: map[string]bool{}, jobs: map[string]job{},
 	}
 }
 
@@ -45,26 +50,65 @@ func (r *jobRunner) every(interval time.Duration, j job) error {
 	if interval <= 0 {
 		return fmt.Errorf("job %s: interval must be positive", j.name)
 	}
-	_, err := r.cron.AddFunc(fmt.Sprintf("@every %s", interval), func() { r.runOnce(j) })
+	r.mu.Lock()
+	r.jobs[j.name] = j
+	r.mu.Unlock()
+	_, err := r.cron.AddFunc(fmt.Sprintf("@every %s", interval), func() { r.runOnce(j, false) })
 	return err
 }
 
-// runOnce runs j now unless a run of it is under way.
-func (r *jobRunner) runOnce(j job) {
+// trigger runs a scheduled job now, in the background, because there is work for it: when a run is
+// under way it runs once more after it, so that work added during a run is not left to the schedule.
+func (r *jobRunner) trigger(name string) {
+	r.mu.Lock()
+	j, ok := r.jobs[name]
+	if !ok || r.ctx.Err() != nil {
+		r.mu.Unlock()
+		return
+	}
+	if r.busy[name] {
+		r.again[name] = true
+		r.mu.Unlock()
+		return
+	}
+	r.wg.Add(1)
+	r.mu.Unlock()
+	go func() {
+		defer r.wg.Done()
+		r.runOnce(j, true)
+	}()
+}
+
+// runOnce runs j now unless a run of it is under way; a triggered run that finds one under way asks it
+// to run again.
+func (r *jobRunner) runOnce(j job, triggered bool) {
 	r.mu.Lock()
 	if r.busy[j.name] || r.ctx.Err() != nil {
+		if triggered {
+			r.again[j.name] = true
+		}
 		r.mu.Unlock()
 		r.metrics.jobRuns.WithLabelValues(j.name, "skipped").Inc()
 		return
 	}
 	r.busy[j.name] = true
 	r.mu.Unlock()
-	defer func() {
+	for {
+		r.runBody(j)
 		r.mu.Lock()
-		delete(r.busy, j.name)
+		again := r.again[j.name] && r.ctx.Err() == nil
+		delete(r.again, j.name)
+		if !again {
+			delete(r.busy, j.name)
+			r.mu.Unlock()
+			return
+		}
 		r.mu.Unlock()
-	}()
+	}
+}
 
+// runBody is one run: timeout, panic recovery, metrics and a log line.
+func (r *jobRunner) runBody(j job) {
 	ctx, cancel := context.WithTimeout(r.ctx, r.timeout)
 	defer cancel()
 	start := time.Now()
@@ -84,9 +128,12 @@ func (r *jobRunner) runOnce(j job) {
 	}
 	r.metrics.jobRuns.WithLabelValues(j.name, outcome).Inc()
 	r.metrics.jobDuration.WithLabelValues(j.name).Observe(elapsed.Seconds())
-	if err != nil {
+	switch {
+	case err != nil:
 		r.log.Error("job run", "job", j.name, "outcome", outcome, "duration", elapsed, "err", err)
-	} else {
+	case j.quiet:
+		r.log.Debug("job run", "job", j.name, "outcome", outcome, "duration", elapsed)
+	default:
 		r.log.Info("job run", "job", j.name, "outcome", outcome, "duration", elapsed)
 	}
 }
@@ -97,11 +144,15 @@ func (r *jobRunner) start() { r.cron.Start() }
 func (r *jobRunner) stop() {
 	r.cancel()
 	<-r.cron.Stop().Done()
+	r.wg.Wait()
 }
 
 // scheduleJobs is the job table.
 func (s *Server) scheduleJobs() error {
-	return s.jobs.every(s.cfg.Jobs.MaintenanceInterval, job{name: "maintenance", run: s.maintenance})
+	return errors.Join(
+		s.jobs.every(s.cfg.Jobs.MaintenanceInterval, job{name: "maintenance", run: s.maintenance}),
+		s.jobs.every(s.cfg.Webhooks.Interval, job{name: jobWebhooks, run: s.deliverWebhooks, quiet: true}),
+	)
 }
 
 // maintenance forgets expired access tokens and old nonces and lets SQLite refresh its statistics.

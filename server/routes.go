@@ -32,6 +32,7 @@ func (s *Server) routes() *echo.Echo {
 	e.Use(s.timeout)
 
 	e.GET("/healthz", s.healthz)
+	e.GET("/public/documents/:id/:file", s.publicDownload)
 	e.GET("/metrics", echo.WrapHandler(promhttp.HandlerFor(s.metrics.registry, promhttp.HandlerOpts{})))
 
 	// Middleware is attached per route, not per group: a group with middleware answers every unknown
@@ -58,7 +59,12 @@ func (s *Server) routes() *echo.Echo {
 		apps(http.MethodGet, "/external-connections/:id", s.getConnection, ScopeExternalConnections)
 		apps(http.MethodPost, "/documentsUBL", s.createDocumentUBL, ScopeDocumentCreate, mimeMultipart, mimeXML, mimeTextXML)
 		apps(http.MethodPost, "/documents", s.createDocument, ScopeDocumentCreate, mimeMultipart, mimeJSON)
+		apps(http.MethodGet, "/documents", s.listReceived, ScopeDocumentRead)
 		apps(http.MethodGet, "/documents/:id", s.getDocument, ScopeDocumentRead)
+		apps(http.MethodPost, "/documents/:id", s.importDocument, ScopeDocumentUpdate)
+		apps(http.MethodPost, "/documents/:id/accepted", s.acceptDocument, ScopeDocumentUpdate, mimeJSON, mimeForm, mimeMultipart)
+		apps(http.MethodGet, "/processstates", s.listProcessStates, ScopeDocumentRead)
+		apps(http.MethodPut, "/documents/:id/processstates", s.setProcessState, ScopeDocumentUpdate, mimeJSON, mimeForm, mimeMultipart)
 		apps(http.MethodGet, "/documents/:id/history", s.documentHistory, ScopeDocumentRead)
 		apps(http.MethodGet, "/documents/:id/xml", s.downloadXML, ScopeDocumentRead)
 		apps(http.MethodGet, "/documents/:id/pdf", s.downloadPDF, ScopeDocumentRead)

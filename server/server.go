@@ -9,6 +9,8 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"einvoice/store"
@@ -49,6 +51,14 @@ type JobsConfig struct {
 	Timeout             time.Duration `toml:"timeout"`
 }
 
+// WebhooksConfig is the [webhooks] section: how document events are delivered.
+type WebhooksConfig struct {
+	Interval      time.Duration   `toml:"interval"`       // how often the delivery job looks for due events
+	Timeout       time.Duration   `toml:"timeout"`        // one request to a receiver
+	Concurrency   int             `toml:"concurrency"`    // requests under way at once
+	RetrySchedule []time.Duration `toml:"retry_schedule"` // waits between attempts; its length + 1 is the number of attempts
+}
+
 // Config is everything the server needs from the configuration file.
 type Config struct {
 	HTTP        HTTPConfig
@@ -56,6 +66,7 @@ type Config struct {
 	RateLimit   RateLimitConfig
 	Environment EnvironmentConfig
 	Jobs        JobsConfig
+	Webhooks    WebhooksConfig
 }
 
 // TestMode reports whether the installation runs as a test environment.
@@ -71,6 +82,10 @@ type Server struct {
 	metrics *metrics
 	jobs    *jobRunner
 	now     func() time.Time
+
+	listenAddr  atomic.Pointer[string] // the address Run serves on, for links when no public URL is set
+	webhookOnce sync.Once
+	webhookHTTP *http.Client
 }
 
 // New builds the service on an open store. Call Run to serve, or use Handler in tests.
@@ -94,6 +109,8 @@ func (s *Server) Handler() http.Handler { return s.echo }
 // Run serves on ln and runs the background jobs until ctx is cancelled, then stops gracefully:
 // in-flight requests finish (up to the shutdown timeout) and the jobs stop before Run returns.
 func (s *Server) Run(ctx context.Context, ln net.Listener) error {
+	addr := ln.Addr().String()
+	s.listenAddr.Store(&addr)
 	if err := s.scheduleJobs(); err != nil {
 		return err
 	}
@@ -121,4 +138,11 @@ func (s *Server) Run(ctx context.Context, ln net.Listener) error {
 		err = nil
 	}
 	return err
+}
+
+// DefaultWebhooks is the default [webhooks] section.
+func DefaultWebhooks() WebhooksConfig {
+	h := time.Hour
+	return WebhooksConfig{Interval: time.Second, Timeout: 10 * time.Second, Concurrency: 8,
+		RetrySchedule: []time.Duration{time.Minute, 5 * time.Minute, 30 * time.Minute, h, 2 * h, 6 * h, 12 * h, 24 * h, 48 * h, 72 * h}}
 }

@@ -420,7 +420,7 @@ func TestHealthzAndMetrics(t *testing.T) {
 		t.Fatalf("healthz: %d %s", r.status, r.raw)
 	}
 	env.do("GET", "/api/v1/pt/apps/external-connections", nil, "")
-	env.srv.jobs.runOnce(job{name: "maintenance", run: env.srv.maintenance})
+	env.srv.jobs.runOnce(job{name: "maintenance", run: env.srv.maintenance}, false)
 	m := env.do("GET", "/metrics", nil, "")
 	for _, want := range []string{
 		`einvoice_http_requests_total{method="GET",route="/api/v1/pt/apps/external-connections",status="401"} 1`,
@@ -436,17 +436,17 @@ func TestHealthzAndMetrics(t *testing.T) {
 func TestJobRunnerRecoversAndNeverOverlaps(t *testing.T) {
 	env := newTestEnv(t)
 	r := env.srv.jobs
-	r.runOnce(job{name: "boom", run: func(context.Context) error { panic("boom") }})
+	r.runOnce(job{name: "boom", run: func(context.Context) error { panic("boom") }}, false)
 	release := make(chan struct{})
 	started := make(chan struct{})
 	done := make(chan struct{})
 	go func() {
-		r.runOnce(job{name: "slow", run: func(context.Context) error { close(started); <-release; return nil }})
+		r.runOnce(job{name: "slow", run: func(context.Context) error { close(started); <-release; return nil }}, false)
 		close(done)
 	}()
 	<-started
 	ran := false
-	r.runOnce(job{name: "slow", run: func(context.Context) error { ran = true; return nil }})
+	r.runOnce(job{name: "slow", run: func(context.Context) error { ran = true; return nil }}, false)
 	close(release)
 	<-done
 	if ran {

@@ -42,6 +42,9 @@ type Document struct {
 	Data           []byte
 	Edits          int
 	ImportedAt     string
+	ProcessState   string // the recipient's process state code, if any
+	ProcessStateAt string
+	HasPDF         bool
 	CreatedAt      string
 	UpdatedAt      string
 }
@@ -98,7 +101,8 @@ type StateEvent struct {
 const documentColumns = `id, issuer_id, coalesce(recipient_id, 0), kind, type_code, number, emission_date, currency,
 	supplier_country, supplier_nif, supplier_name, customer_country, customer_nif, customer_name, payable_amount,
 	state, edi_state, coalesce(to_send_status, ''), method, send_by_email, email_addresses, disable_xml_sign,
-	disable_pdf_sign, data, edits, coalesce(imported_at, ''), created_at, updated_at`
+	disable_pdf_sign, data, edits, coalesce(imported_at, ''), coalesce(process_state, ''), coalesce(process_state_at, ''),
+	has_pdf, created_at, updated_at`
 
 func scanDocument(row interface{ Scan(...any) error }) (Document, error) {
 	var d Document
@@ -106,7 +110,7 @@ func scanDocument(row interface{ Scan(...any) error }) (Document, error) {
 	err := row.Scan(&d.ID, &d.IssuerID, &d.RecipientID, &d.Kind, &d.TypeCode, &d.Number, &d.EmissionDate, &d.Currency,
 		&d.Supplier.Country, &d.Supplier.NIF, &d.Supplier.Name, &d.Customer.Country, &d.Customer.NIF, &d.Customer.Name,
 		&d.PayableAmount, &d.State, &d.EDIState, &d.ToSendStatus, &d.Method, &d.SendByEmail, &emails, &d.DisableXMLSign,
-		&d.DisablePDFSign, &d.Data, &d.Edits, &d.ImportedAt, &d.CreatedAt, &d.UpdatedAt)
+		&d.DisablePDFSign, &d.Data, &d.Edits, &d.ImportedAt, &d.ProcessState, &d.ProcessStateAt, &d.HasPDF, &d.CreatedAt, &d.UpdatedAt)
 	if err != nil {
 		return d, mapError(err)
 	}
@@ -362,21 +366,21 @@ func (t *Tx) SaveDocument(d *Document) error {
 	args := []any{d.IssuerID, recipient, d.Kind, d.TypeCode, d.Number, d.EmissionDate, d.Currency,
 		d.Supplier.Country, d.Supplier.NIF, d.Supplier.Name, d.Customer.Country, d.Customer.NIF, d.Customer.Name,
 		d.PayableAmount, d.State, d.EDIState, toSend, d.Method, d.SendByEmail, string(emails), d.DisableXMLSign,
-		d.DisablePDFSign, d.Data, d.Edits}
+		d.DisablePDFSign, d.Data, d.Edits, nullText(d.ImportedAt), d.HasPDF}
 	var row *sql.Row
 	if d.ID == 0 {
 		row = t.tx.QueryRowContext(t.ctx, `INSERT INTO documents (issuer_id, recipient_id, kind, type_code, number,
 			emission_date, currency, supplier_country, supplier_nif, supplier_name, customer_country, customer_nif,
 			customer_name, payable_amount, state, edi_state, to_send_status, method, send_by_email, email_addresses,
-			disable_xml_sign, disable_pdf_sign, data, edits, created_at, updated_at)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING `+documentColumns,
+			disable_xml_sign, disable_pdf_sign, data, edits, imported_at, has_pdf, created_at, updated_at)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING `+documentColumns,
 			append(args, t.now, t.now)...)
 	} else {
 		row = t.tx.QueryRowContext(t.ctx, `UPDATE documents SET issuer_id = ?, recipient_id = ?, kind = ?, type_code = ?,
 			number = ?, emission_date = ?, currency = ?, supplier_country = ?, supplier_nif = ?, supplier_name = ?,
 			customer_country = ?, customer_nif = ?, customer_name = ?, payable_amount = ?, state = ?, edi_state = ?,
 			to_send_status = ?, method = ?, send_by_email = ?, email_addresses = ?, disable_xml_sign = ?,
-			disable_pdf_sign = ?, data = ?, edits = ?, updated_at = ? WHERE id = ? RETURNING `+documentColumns,
+			disable_pdf_sign = ?, data = ?, edits = ?, imported_at = ?, has_pdf = ?, updated_at = ? WHERE id = ? RETURNING `+documentColumns,
 			append(args, t.now, d.ID)...)
 	}
 	saved, err := scanDocument(row)
@@ -385,6 +389,13 @@ func (t *Tx) SaveDocument(d *Document) error {
 	}
 	*d = saved
 	return nil
+}
+
+func nullText(s string) any {
+	if s == "" {
+		return nil
+	}
+	return s
 }
 
 func nonNil(s []string) []string {

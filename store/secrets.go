@@ -3,6 +3,7 @@ package store
 import (
 	"crypto/aes"
 	"crypto/cipher"
+	"crypto/hmac"
 	"crypto/rand"
 	"crypto/sha256"
 	"errors"
@@ -11,7 +12,10 @@ import (
 
 // secretBox encrypts secrets that must be read back in clear (OAuth client secrets, needed to verify
 // HMAC signatures) with AES-256-GCM under the installation's secret key.
-type secretBox struct{ aead cipher.AEAD }
+type secretBox struct {
+	aead   cipher.AEAD
+	macKey [32]byte // the root of the keys MAC derives per purpose
+}
 
 // MinSecretKeyLen is the shortest secret key accepted.
 const MinSecretKeyLen = 16
@@ -29,7 +33,16 @@ func newSecretBox(key []byte) (*secretBox, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &secretBox{aead: aead}, nil
+	return &secretBox{aead: aead, macKey: sha256.Sum256(append([]byte("einvoice mac v1\x00"), key...))}, nil
+}
+
+// mac is HMAC-SHA256 of msg under a key derived for the purpose.
+func (b *secretBox) mac(purpose string, msg []byte) []byte {
+	k := hmac.New(sha256.New, b.macKey[:])
+	k.Write([]byte(purpose))
+	m := hmac.New(sha256.New, k.Sum(nil))
+	m.Write(msg)
+	return m.Sum(nil)
 }
 
 func (b *secretBox) seal(plain []byte) []byte {

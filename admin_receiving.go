@@ -1,0 +1,196 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net/url"
+	"slices"
+	"strings"
+
+	"einvoice/server"
+	"einvoice/store"
+)
+
+// Admin commands for the recipient's side: process states and webhooks.
+
+// entityFlags declares --nif (and --country) and finds the entity they name.
+func entityFlags(fs *flag.FlagSet) func(a *adminEnv) (store.Entity, error) {
+	taxID := taxIDFlags(fs, "nif")
+	return func(a *adminEnv) (store.Entity, error) {
+		country, nif, err := taxID()
+		if err != nil {
+			return store.Entity{}, err
+		}
+		return a.entity(country, nif)
+	}
+}
+
+func processStateCreate(fs *flag.FlagSet) func(*adminEnv) error {
+	entity := entityFlags(fs)
+	code := fs.String("code", "", "identification_code, as the API shows it")
+	name := fs.String("name", "", "name")
+	description := fs.String("description", "", "description")
+	return func(a *adminEnv) error {
+		e, err := entity(a)
+		if err != nil {
+			return err
+		}
+		if strings.TrimSpace(*code) == "" || strings.TrimSpace(*name) == "" || len(*code) > 50 {
+			return usagef("--code (at most 50 characters) and --name are required")
+		}
+		p, err := a.st.CreateProcessState(a.ctx, store.ProcessState{EntityID: e.ID, Code: strings.TrimSpace(*code),
+			Name: strings.TrimSpace(*name), Description: strings.TrimSpace(*description)})
+		if errors.Is(err, store.ErrConflict) {
+			return fmt.Errorf("%s has a process state %s already", e.Name, *code)
+		}
+		if err != nil {
+			return err
+		}
+		return a.print(p, func(w io.Writer) { printProcessStates(w, []store.ProcessState{p}) })
+	}
+}
+
+func processStateList(fs *flag.FlagSet) func(*adminEnv) error {
+	entity := entityFlags(fs)
+	return func(a *adminEnv) error {
+		e, err := entity(a)
+		if err != nil {
+			return err
+		}
+		return processStateListOf(a, e)
+	}
+}
+
+func processStateDelete(fs *flag.FlagSet) func(*adminEnv) error {
+	entity := entityFlags(fs)
+	code := fs.String("code", "", "identification_code")
+	return func(a *adminEnv) error {
+		e, err := entity(a)
+		if err != nil {
+			return err
+		}
+		err = a.st.DeleteProcessState(a.ctx, e.ID, *code)
+		if errors.Is(err, store.ErrNotFound) {
+			return fmt.Errorf("%s has no process state %q", e.Name, *code)
+		}
+		if err != nil {
+			return err
+		}
+		return processStateListOf(a, e)
+	}
+}
+
+func processStateListOf(a *adminEnv, e store.Entity) error {
+	ps, err := a.st.ProcessStates(a.ctx, e.ID)
+	if err != nil {
+		return err
+	}
+	return a.print(ps, func(w io.Writer) { printProcessStates(w, ps) })
+}
+
+func printProcessStates(w io.Writer, ps []store.ProcessState) {
+	fmt.Fprintln(w, "CODE\tNAME\tDESCRIPTION")
+	for _, p := range ps {
+		fmt.Fprintf(w, "%s\t%s\t%s\n", p.Code, p.Name, p.Description)
+	}
+}
+
+func webhookCreate(fs *flag.FlagSet) func(*adminEnv) error {
+	entity := entityFlags(fs)
+	target := fs.String("url", "", "address the events are posted to (http or https)")
+	key := fs.String("key", "", "key sent as Bearer and used to sign (Standard Webhooks; whsec_<base64> accepted)")
+	events := fs.String("events", strings.Join(server.WebhookEvents, ","), "comma-separated: "+strings.Join(server.WebhookEvents, ", "))
+	return func(a *adminEnv) error {
+		e, err := entity(a)
+		if err != nil {
+			return err
+		}
+		u, err := url.Parse(*target)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			return usagef("--url must be an http or https address")
+		}
+		if len(*key) < 16 {
+			return usagef("--key must have at least 16 characters")
+		}
+		var list []string
+		for _, ev := range strings.Split(*events, ",") {
+			ev = strings.TrimSpace(ev)
+			if !slices.Contains(server.WebhookEvents, ev) {
+				return usagef("--events: %q is not one of %s", ev, strings.Join(server.WebhookEvents, ", "))
+			}
+			list = append(list, ev)
+		}
+		w, err := a.st.CreateWebhook(a.ctx, store.Webhook{EntityID: e.ID, URL: *target, Key: *key, Events: list})
+		if err != nil {
+			return err
+		}
+		return a.print(w, func(out io.Writer) { printWebhooks(out, []store.Webhook{w}) })
+	}
+}
+
+func webhookList(fs *flag.FlagSet) func(*adminEnv) error {
+	nif := fs.String("nif", "", "tax ID of the entity (all entities when absent)")
+	country := fs.String("country", "PT", "country of the tax ID")
+	return func(a *adminEnv) error {
+		var id int64
+		if *nif != "" {
+			c, n, err := parseTaxID("nif", *nif, *country)
+			if err != nil {
+				return err
+			}
+			e, err := a.entity(c, n)
+			if err != nil {
+				return err
+			}
+			id = e.ID
+		}
+		ws, err := a.st.Webhooks(a.ctx, id)
+		if err != nil {
+			return err
+		}
+		return a.print(ws, func(w io.Writer) { printWebhooks(w, ws) })
+	}
+}
+
+func printWebhooks(w io.Writer, ws []store.Webhook) {
+	fmt.Fprintln(w, "ID\tENTITY\tURL\tEVENTS\tCREATED")
+	for _, h := range ws {
+		fmt.Fprintf(w, "%d\t%d\t%s\t%s\t%s\n", h.ID, h.EntityID, h.URL, strings.Join(h.Events, ","), h.CreatedAt)
+	}
+}
+
+func webhookDelete(fs *flag.FlagSet) func(*adminEnv) error {
+	id := fs.Int64("id", 0, "webhook id (from webhook list)")
+	return func(a *adminEnv) error {
+		err := a.st.DeleteWebhook(a.ctx, *id)
+		if errors.Is(err, store.ErrNotFound) {
+			return fmt.Errorf("no webhook %d", *id)
+		}
+		if err != nil {
+			return err
+		}
+		return a.print(map[string]int64{"deleted": *id}, func(w io.Writer) { fmt.Fprintf(w, "webhook %d deleted\n", *id) })
+	}
+}
+
+func webhookAttempts(fs *flag.FlagSet) func(*adminEnv) error {
+	id := fs.Int64("id", 0, "webhook id (all webhooks when absent)")
+	limit := fs.Int("limit", 50, "how many of the latest attempts")
+	return func(a *adminEnv) error {
+		if *limit < 1 || *limit > 10000 {
+			return usagef("--limit must be between 1 and 10000")
+		}
+		as, err := a.st.WebhookAttempts(a.ctx, *id, *limit)
+		if err != nil {
+			return err
+		}
+		return a.print(as, func(w io.Writer) {
+			fmt.Fprintln(w, "WHEN\tWEBHOOK\tEVENT\tATTEMPT\tSTATUS\tMS\tERROR")
+			for _, t := range as {
+				fmt.Fprintf(w, "%s\t%d\tevt_%d\t%d\t%d\t%d\t%s\n", t.CreatedAt, t.WebhookID, t.OutboxID, t.Attempt, t.StatusCode, t.LatencyMS, t.Error)
+			}
+		})
+	}
+}

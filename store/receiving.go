@@ -1,0 +1,378 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"fmt"
+	"strings"
+)
+
+// InboxFilter selects an entity's received documents that are neither imported nor rejected.
+type InboxFilter struct {
+	RecipientID int64
+	Number      string
+	TypeCode    string
+	SupplierNIF string
+	From, To    string // emission date bounds (inclusive), "" for none
+	Offset      int
+	Limit       int
+}
+
+// Inbox lists an entity's received documents not yet imported or rejected, newest first, and how many
+// match in all.
+func (s *Store) Inbox(ctx context.Context, f InboxFilter) ([]Document, int, error) {
+	where := []string{"recipient_id = ?", "imported_at IS NULL", "state IN ('sent', 'accepted')"}
+	args := []any{f.RecipientID}
+	add := func(cond string, v any) { where, args = append(where, cond), append(args, v) }
+	if f.Number != "" {
+		add("number = ?", f.Number)
+	}
+	if f.TypeCode != "" {
+		add("type_code = ?", f.TypeCode)
+	}
+	if f.SupplierNIF != "" {
+		add("supplier_nif = ?", f.SupplierNIF)
+	}
+	if f.From != "" {
+		add("emission_date >= ?", f.From)
+	}
+	if f.To != "" {
+		add("emission_date <= ?", f.To)
+	}
+	cond := strings.Join(where, " AND ")
+	var total int
+	if err := s.reader.QueryRowContext(ctx, `SELECT count(*) FROM documents WHERE `+cond, args...).Scan(&total); err != nil {
+		return nil, 0, err
+	}
+	rows, err := s.reader.QueryContext(ctx, `SELECT `+documentColumns+` FROM documents WHERE `+cond+` ORDER BY id DESC LIMIT ? OFFSET ?`,
+		append(args, f.Limit, f.Offset)...)
+	if err != nil {
+		return nil, 0, err
+	}
+	defer rows.Close()
+	var out []Document
+	for rows.Next() {
+		d, err := scanDocument(rows)
+		if err != nil {
+			return nil, 0, err
+		}
+		out = append(out, d)
+	}
+	return out, total, rows.Err()
+}
+
+// DocumentByID reads a document inside the transaction.
+func (t *Tx) DocumentByID(id int64) (Document, error) {
+	return scanDocument(t.tx.QueryRowContext(t.ctx, `SELECT `+documentColumns+` FROM documents WHERE id = ?`, id))
+}
+
+// MarkImported records that the recipient imported the document (once: a repeat changes nothing and
+// reports false).
+func (t *Tx) MarkImported(id int64) (bool, error) {
+	res, err := t.tx.ExecContext(t.ctx, `UPDATE documents SET imported_at = ?, updated_at = ? WHERE id = ? AND imported_at IS NULL`, t.now, t.now, id)
+	if err != nil {
+		return false, err
+	}
+	n, err := res.RowsAffected()
+	return n == 1, err
+}
+
+// SetProcessState records the recipient's process state on a document.
+func (t *Tx) SetProcessState(id int64, code string) error {
+	_, err := t.tx.ExecContext(t.ctx, `UPDATE documents SET process_state = ?, process_state_at = ?, updated_at = ? WHERE id = ?`, code, t.now, t.now, id)
+	return err
+}
+
+// ProcessState is a state an entity can give the documents it receives.
+type ProcessState struct {
+	ID          int64  `json:"id"`
+	EntityID    int64  `json:"entity_id"`
+	Code        string `json:"identification_code"`
+	Name        string `json:"name"`
+	Description string `json:"description"`
+	CreatedAt   string `json:"created_at"`
+}
+
+const processStateColumns = `id, entity_id, code, name, description, created_at`
+
+func scanProcessState(row interface{ Scan(...any) error }) (ProcessState, error) {
+	var p ProcessState
+	err := row.Scan(&p.ID, &p.EntityID, &p.Code, &p.Name, &p.Description, &p.CreatedAt)
+	return p, mapError(err)
+}
+
+// ProcessStates lists an entity's process states by code.
+func (s *Store) ProcessStates(ctx context.Context, entityID int64) ([]ProcessState, error) {
+	rows, err := s.reader.QueryContext(ctx, `SELECT `+processStateColumns+` FROM process_states WHERE entity_id = ? ORDER BY code`, entityID)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := []ProcessState{}
+	for rows.Next() {
+		p, err := scanProcessState(rows)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, p)
+	}
+	return out, rows.Err()
+}
+
+// CreateProcessState adds a process state; ErrConflict when the entity has the code already.
+func (s *Store) CreateProcessState(ctx context.Context, p ProcessState) (ProcessState, error) {
+	var out ProcessState
+	err := s.write(ctx, func(tx *sql.Tx) error {
+		var err error
+		out, err = scanProcessState(tx.QueryRowContext(ctx, `INSERT INTO process_states (entity_id, code, name, description, created_at)
+			VALUES (?, ?, ?, ?, ?) RETURNING `+processStateColumns, p.EntityID, p.Code, p.Name, p.Description, s.timestamp()))
+		return err
+	})
+	return out, err
+}
+
+// DeleteProcessState removes one of an entity's process states; ErrNotFound when it has no such code.
+func (s *Store) DeleteProcessState(ctx context.Context, entityID int64, code string) error {
+	return s.write(ctx, func(tx *sql.Tx) error {
+		res, err := tx.ExecContext(ctx, `DELETE FROM process_states WHERE entity_id = ? AND code = ?`, entityID, code)
+		if err != nil {
+			return err
+		}
+		if n, _ := res.RowsAffected(); n == 0 {
+			return ErrNotFound
+		}
+		return nil
+	})
+}
+
+// ProcessState finds one of an entity's process states by code.
+func (t *Tx) ProcessState(entityID int64, code string) (ProcessState, error) {
+	return scanProcessState(t.tx.QueryRowContext(t.ctx, `SELECT `+processStateColumns+` FROM process_states
+		WHERE entity_id = ? AND code = ?`, entityID, code))
+}
+
+// Webhook is where an entity's document events are posted.
+type Webhook struct {
+	ID        int64    `json:"id"`
+	EntityID  int64    `json:"entity_id"`
+	URL       string   `json:"url"`
+	Key       string   `json:"-"`
+	Events    []string `json:"events"`
+	CreatedAt string   `json:"created_at"`
+}
+
+// CreateWebhook stores a webhook; its key is encrypted.
+func (s *Store) CreateWebhook(ctx context.Context, w Webhook) (Webhook, error) {
+	err := s.write(ctx, func(tx *sql.Tx) error {
+		w.CreatedAt = s.timestamp()
+		return tx.QueryRowContext(ctx, `INSERT INTO webhooks (entity_id, url, key_enc, events, created_at) VALUES (?, ?, ?, ?, ?)
+			RETURNING id`, w.EntityID, w.URL, s.secrets.seal([]byte(w.Key)), strings.Join(w.Events, ","), w.CreatedAt).Scan(&w.ID)
+	})
+	return w, err
+}
+
+const webhookColumns = `id, entity_id, url, key_enc, events, created_at`
+
+func (s *Store) scanWebhook(row interface{ Scan(...any) error }) (Webhook, error) {
+	var w Webhook
+	var key []byte
+	var events string
+	if err := row.Scan(&w.ID, &w.EntityID, &w.URL, &key, &events, &w.CreatedAt); err != nil {
+		return w, mapError(err)
+	}
+	plain, err := s.secrets.open(key)
+	if err != nil {
+		return w, fmt.Errorf("webhook %d: %w", w.ID, err)
+	}
+	w.Key, w.Events = string(plain), strings.Split(events, ",")
+	return w, nil
+}
+
+// Webhooks lists the webhooks of an entity (every entity's with 0), keys decrypted.
+func (s *Store) Webhooks(ctx context.Context, entityID int64) ([]Webhook, error) {
+	rows, err := s.reader.QueryContext(ctx, `SELECT `+webhookColumns+` FROM webhooks WHERE ? = 0 OR entity_id = ? ORDER BY id`, entityID, entityID)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := []Webhook{}
+	for rows.Next() {
+		w, err := s.scanWebhook(rows)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, w)
+	}
+	return out, rows.Err()
+}
+
+// WebhookByID reads one webhook with its key.
+func (s *Store) WebhookByID(ctx context.Context, id int64) (Webhook, error) {
+	return s.scanWebhook(s.reader.QueryRowContext(ctx, `SELECT `+webhookColumns+` FROM webhooks WHERE id = ?`, id))
+}
+
+// DeleteWebhook removes a webhook and its pending deliveries.
+func (s *Store) DeleteWebhook(ctx context.Context, id int64) error {
+	return s.write(ctx, func(tx *sql.Tx) error {
+		res, err := tx.ExecContext(ctx, `DELETE FROM webhooks WHERE id = ?`, id)
+		if err != nil {
+			return err
+		}
+		if n, _ := res.RowsAffected(); n == 0 {
+			return ErrNotFound
+		}
+		_, err = tx.ExecContext(ctx, `UPDATE outbox SET state = 'failed', last_error = 'webhook deleted', updated_at = ?
+			WHERE kind = 'webhook' AND state = 'pending' AND json_extract(payload, '$.webhook_id') = ?`, s.timestamp(), id)
+		return err
+	})
+}
+
+// EnqueueWebhooks adds one delivery to the outbox for each of the entity's webhooks that takes the
+// event. The payload gets the webhook's id.
+func (t *Tx) EnqueueWebhooks(entityID, documentID int64, event string, payload map[string]any) error {
+	rows, err := t.tx.QueryContext(t.ctx, `SELECT id, events FROM webhooks WHERE entity_id = ?`, entityID)
+	if err != nil {
+		return err
+	}
+	var ids []int64
+	for rows.Next() {
+		var id int64
+		var events string
+		if err := rows.Scan(&id, &events); err != nil {
+			rows.Close()
+			return err
+		}
+		for _, e := range strings.Split(events, ",") {
+			if e == event {
+				ids = append(ids, id)
+			}
+		}
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	for _, id := range ids {
+		p := map[string]any{"webhook_id": id, "event": event}
+		for k, v := range payload {
+			p[k] = v
+		}
+		if err := t.Enqueue("webhook", entityID, documentID, p); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// OutboxItem is one piece of pending work.
+type OutboxItem struct {
+	ID         int64
+	Kind       string
+	EntityID   int64
+	DocumentID int64
+	Payload    json.RawMessage
+	Attempts   int
+	CreatedAt  string
+}
+
+// DueOutbox lists pending work of a kind whose time has come, oldest first.
+func (s *Store) DueOutbox(ctx context.Context, kind, now string, limit int) ([]OutboxItem, error) {
+	rows, err := s.reader.QueryContext(ctx, `SELECT id, kind, coalesce(entity_id, 0), coalesce(document_id, 0), payload, attempts, created_at
+		FROM outbox WHERE kind = ? AND state = 'pending' AND next_attempt_at <= ? ORDER BY next_attempt_at, id LIMIT ?`, kind, now, limit)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []OutboxItem
+	for rows.Next() {
+		var o OutboxItem
+		var payload string
+		if err := rows.Scan(&o.ID, &o.Kind, &o.EntityID, &o.DocumentID, &payload, &o.Attempts, &o.CreatedAt); err != nil {
+			return nil, err
+		}
+		o.Payload = json.RawMessage(payload)
+		out = append(out, o)
+	}
+	return out, rows.Err()
+}
+
+// OutboxResult is the outcome of one attempt at an outbox item.
+type OutboxResult struct {
+	ID      int64
+	Done    bool
+	Failed  bool   // no attempt left
+	NextAt  string // when not done: the next attempt
+	Error   string
+	Attempt *WebhookAttempt
+}
+
+// WebhookAttempt is one delivery attempt of a webhook event.
+type WebhookAttempt struct {
+	ID         int64  `json:"id"`
+	OutboxID   int64  `json:"outbox_id"`
+	WebhookID  int64  `json:"webhook_id"`
+	Attempt    int    `json:"attempt"`
+	StatusCode int    `json:"status_code"`
+	LatencyMS  int64  `json:"latency_ms"`
+	Error      string `json:"error,omitempty"`
+	CreatedAt  string `json:"created_at"`
+}
+
+// RecordOutbox writes the outcomes of a batch of attempts in one transaction.
+func (s *Store) RecordOutbox(ctx context.Context, results []OutboxResult) error {
+	return s.write(ctx, func(tx *sql.Tx) error {
+		now := s.timestamp()
+		for _, r := range results {
+			state, next := "pending", r.NextAt
+			switch {
+			case r.Done:
+				state, next = "done", now
+			case r.Failed:
+				state, next = "failed", now
+			}
+			var lastErr any
+			if r.Error != "" {
+				lastErr = r.Error
+			}
+			if _, err := tx.ExecContext(ctx, `UPDATE outbox SET state = ?, attempts = attempts + 1, next_attempt_at = ?, last_error = ?,
+				updated_at = ? WHERE id = ?`, state, next, lastErr, now, r.ID); err != nil {
+				return err
+			}
+			if a := r.Attempt; a != nil {
+				var e any
+				if a.Error != "" {
+					e = a.Error
+				}
+				if _, err := tx.ExecContext(ctx, `INSERT INTO webhook_attempts (outbox_id, webhook_id, attempt, status_code, latency_ms, error,
+					created_at) VALUES (?, ?, ?, ?, ?, ?, ?)`, r.ID, a.WebhookID, a.Attempt, a.StatusCode, a.LatencyMS, e, now); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
+	})
+}
+
+// WebhookAttempts lists the latest attempts, of one webhook or (0) of all, newest first.
+func (s *Store) WebhookAttempts(ctx context.Context, webhookID int64, limit int) ([]WebhookAttempt, error) {
+	rows, err := s.reader.QueryContext(ctx, `SELECT id, outbox_id, webhook_id, attempt, status_code, latency_ms, coalesce(error, ''), created_at
+		FROM webhook_attempts WHERE ? = 0 OR webhook_id = ? ORDER BY id DESC LIMIT ?`, webhookID, webhookID, limit)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := []WebhookAttempt{}
+	for rows.Next() {
+		var a WebhookAttempt
+		if err := rows.Scan(&a.ID, &a.OutboxID, &a.WebhookID, &a.Attempt, &a.StatusCode, &a.LatencyMS, &a.Error, &a.CreatedAt); err != nil {
+			return nil, err
+		}
+		out = append(out, a)
+	}
+	return out, rows.Err()
+}
+
+// MAC authenticates a message with a key derived from the installation's secret key for one purpose
+// (for example the tokens of public download links).
+func (s *Store) MAC(purpose string, msg []byte) []byte { return s.secrets.mac(purpose, msg) }
