@@ -128,9 +128,9 @@ func BenchmarkCreateDocumentUBLParallel(b *testing.B) {
 	b.ReportMetric(float64(n.Load())/time.Since(start).Seconds(), "docs/s")
 }
 
-// BenchmarkGetDocument is GET /apps/documents/{id} with 100,000 documents stored.
-func BenchmarkGetDocument(b *testing.B) {
-	env := benchEnv(b)
+// seedDocuments stores n delivered documents from the issuer to the customer, each with its XML and
+// a states-report event, as creation would (directly, to be quick).
+func seedDocuments(b *testing.B, env *docEnv, n int) {
 	env.postXML(b, typicalXML(b, env, "FT SEED/1"))
 	ctx := context.Background()
 	seed, err := env.st.DocumentByID(ctx, 1)
@@ -138,16 +138,18 @@ func BenchmarkGetDocument(b *testing.B) {
 		b.Fatal(err)
 	}
 	files := []store.File{{Role: store.FileXML, Name: "seed.xml", MIME: "application/xml", Content: []byte(typicalXML(b, env, "FT SEED/1"))}}
-	const total = 100000
-	for start := 2; start <= total; start += 5000 {
+	for start := 2; start <= n; start += 5000 {
 		err := env.st.Update(ctx, func(tx *store.Tx) error {
-			for i := start; i < start+5000 && i <= total; i++ {
+			for i := start; i < start+5000 && i <= n; i++ {
 				d := seed
 				d.ID, d.Number = 0, fmt.Sprintf("FT SEED/%d", i)
 				if err := tx.SaveDocument(&d); err != nil {
 					return err
 				}
 				if err := tx.ReplaceFiles(d.ID, files); err != nil {
+					return err
+				}
+				if err := tx.AddStateEvent(store.StateEvent{EntityID: d.IssuerID, DocumentID: d.ID, State: d.State, EDIState: d.EDIState}); err != nil {
 					return err
 				}
 			}
@@ -157,14 +159,17 @@ func BenchmarkGetDocument(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
+}
+
+// timeGets runs GET requests for paths as the entity and reports the median.
+func timeGets(b *testing.B, env *docEnv, as store.Entity, path func(i int) string) {
 	var times []time.Duration
 	i := 0
 	for b.Loop() {
 		i++
-		id := 1 + (i*7919)%total
-		req := httptest.NewRequest("GET", fmt.Sprintf("/api/v1/en/apps/documents/%d", id), nil)
+		req := httptest.NewRequest("GET", path(i), nil)
 		req.Header.Set("Authorization", "Bearer "+env.bearer)
-		req.Header.Set("entity", env.entity.PublicKey)
+		req.Header.Set("entity", as.PublicKey)
 		rec := httptest.NewRecorder()
 		start := time.Now()
 		env.srv.Handler().ServeHTTP(rec, req)
@@ -174,4 +179,38 @@ func BenchmarkGetDocument(b *testing.B) {
 		}
 	}
 	b.ReportMetric(float64(medianOf(times).Microseconds())/1000, "median-ms")
+}
+
+const seeded = 100000
+
+// BenchmarkGetDocument is GET /apps/documents/{id} with 100,000 documents stored.
+func BenchmarkGetDocument(b *testing.B) {
+	env := benchEnv(b)
+	seedDocuments(b, env, seeded)
+	timeGets(b, env, env.entity, func(i int) string { return fmt.Sprintf("/api/v1/en/apps/documents/%d", 1+(i*7919)%seeded) })
+}
+
+// BenchmarkListReceived is GET /apps/documents (a page of 15, with the total) for a recipient of
+// 100,000 documents, on changing pages and with a number filter.
+func BenchmarkListReceived(b *testing.B) {
+	env := benchEnv(b)
+	seedDocuments(b, env, seeded)
+	timeGets(b, env, env.customer, func(i int) string {
+		if i%2 == 0 {
+			return fmt.Sprintf("/api/v1/en/apps/documents?number=FT+SEED%%2F%d", i%seeded+1)
+		}
+		return fmt.Sprintf("/api/v1/en/apps/documents?page=%d", 1+i%100)
+	})
+}
+
+// BenchmarkStatesReport is GET /apps/states-report/documents for an issuer with 100,000 unread events.
+func BenchmarkStatesReport(b *testing.B) {
+	env := benchEnv(b)
+	seedDocuments(b, env, seeded)
+	timeGets(b, env, env.entity, func(i int) string {
+		if i%2 == 0 {
+			return fmt.Sprintf("/api/v1/en/apps/states-report/documents?document_id=%d", i%seeded+1)
+		}
+		return fmt.Sprintf("/api/v1/en/apps/states-report/documents?page=%d", 1+i%100)
+	})
 }

@@ -101,7 +101,7 @@ type StateEvent struct {
 const documentColumns = `id, issuer_id, coalesce(recipient_id, 0), kind, type_code, number, emission_date, currency,
 	supplier_country, supplier_nif, supplier_name, customer_country, customer_nif, customer_name, payable_amount,
 	state, edi_state, coalesce(to_send_status, ''), method, send_by_email, email_addresses, disable_xml_sign,
-	disable_pdf_sign, data, edits, coalesce(imported_at, ''), coalesce(process_state, ''), coalesce(process_state_at, ''),
+	disable_pdf_sign, edits, coalesce(imported_at, ''), coalesce(process_state, ''), coalesce(process_state_at, ''),
 	has_pdf, created_at, updated_at`
 
 func scanDocument(row interface{ Scan(...any) error }) (Document, error) {
@@ -110,16 +110,21 @@ func scanDocument(row interface{ Scan(...any) error }) (Document, error) {
 	err := row.Scan(&d.ID, &d.IssuerID, &d.RecipientID, &d.Kind, &d.TypeCode, &d.Number, &d.EmissionDate, &d.Currency,
 		&d.Supplier.Country, &d.Supplier.NIF, &d.Supplier.Name, &d.Customer.Country, &d.Customer.NIF, &d.Customer.Name,
 		&d.PayableAmount, &d.State, &d.EDIState, &d.ToSendStatus, &d.Method, &d.SendByEmail, &emails, &d.DisableXMLSign,
-		&d.DisablePDFSign, &d.Data, &d.Edits, &d.ImportedAt, &d.ProcessState, &d.ProcessStateAt, &d.HasPDF, &d.CreatedAt, &d.UpdatedAt)
+		&d.DisablePDFSign, &d.Edits, &d.ImportedAt, &d.ProcessState, &d.ProcessStateAt, &d.HasPDF, &d.CreatedAt, &d.UpdatedAt)
 	if err != nil {
 		return d, mapError(err)
 	}
 	return d, json.Unmarshal([]byte(emails), &d.EmailAddresses)
 }
 
-// DocumentByID reads a document; ErrNotFound when there is none.
+// DocumentByID reads a document with its model; ErrNotFound when there is none.
 func (s *Store) DocumentByID(ctx context.Context, id int64) (Document, error) {
-	return scanDocument(s.reader.QueryRowContext(ctx, `SELECT `+documentColumns+` FROM documents WHERE id = ?`, id))
+	d, err := scanDocument(s.reader.QueryRowContext(ctx, `SELECT `+documentColumns+` FROM documents WHERE id = ?`, id))
+	if err != nil {
+		return d, err
+	}
+	err = s.reader.QueryRowContext(ctx, `SELECT data FROM document_data WHERE document_id = ?`, id).Scan(&d.Data)
+	return d, mapError(err)
 }
 
 // DocumentFiles lists a document's files in the order they were stored, without their content.
@@ -204,7 +209,7 @@ func (s *Store) StateEvents(ctx context.Context, f EventFilter) ([]StateEvent, i
 		where, args = append(where, "e.document_id = ?"), append(args, f.DocumentID)
 	}
 	if f.Number != "" {
-		where, args = append(where, "d.number = ?"), append(args, f.Number)
+		where, args = append(where, "e.document_id IN (SELECT id FROM documents WHERE issuer_id = ? AND number = ?)"), append(args, f.EntityID, f.Number)
 	}
 	if f.State != "" {
 		where, args = append(where, "e.state = ?"), append(args, f.State)
@@ -215,13 +220,20 @@ func (s *Store) StateEvents(ctx context.Context, f EventFilter) ([]StateEvent, i
 	if f.To != "" {
 		where, args = append(where, "e.created_at <= ?"), append(args, f.To)
 	}
-	from := ` FROM state_events e JOIN documents d ON d.id = e.document_id WHERE ` + strings.Join(where, " AND ")
-	var total int
-	if err := s.reader.QueryRowContext(ctx, `SELECT count(*)`+from, args...).Scan(&total); err != nil {
+	cond := strings.Join(where, " AND ")
+	tx, err := s.reader.BeginTx(ctx, &sql.TxOptions{ReadOnly: true}) // one snapshot for the total and the page
+	if err != nil {
 		return nil, 0, err
 	}
-	rows, err := s.reader.QueryContext(ctx, `SELECT e.id, e.entity_id, e.document_id, d.number, d.type_code, e.state,
-		coalesce(e.previous_state, ''), e.edi_state, e.created_at`+from+` ORDER BY e.id LIMIT ? OFFSET ?`,
+	defer tx.Rollback()
+	total, err := listTotal(ctx, tx, len(args) == 1, "unread_events", f.EntityID, `SELECT count(*) FROM state_events e WHERE `+cond, args)
+	if err != nil {
+		return nil, 0, err
+	}
+	rows, err := tx.QueryContext(ctx, `SELECT e.id, e.entity_id, e.document_id, d.number, d.type_code, e.state,
+		coalesce(e.previous_state, ''), e.edi_state, e.created_at
+		FROM (SELECT * FROM state_events e WHERE `+cond+` ORDER BY e.id LIMIT ? OFFSET ?) e
+		JOIN documents d ON d.id = e.document_id ORDER BY e.id`,
 		append(args, f.Limit, f.Offset)...)
 	if err != nil {
 		return nil, 0, err
@@ -366,27 +378,34 @@ func (t *Tx) SaveDocument(d *Document) error {
 	args := []any{d.IssuerID, recipient, d.Kind, d.TypeCode, d.Number, d.EmissionDate, d.Currency,
 		d.Supplier.Country, d.Supplier.NIF, d.Supplier.Name, d.Customer.Country, d.Customer.NIF, d.Customer.Name,
 		d.PayableAmount, d.State, d.EDIState, toSend, d.Method, d.SendByEmail, string(emails), d.DisableXMLSign,
-		d.DisablePDFSign, d.Data, d.Edits, nullText(d.ImportedAt), d.HasPDF}
+		d.DisablePDFSign, d.Edits, nullText(d.ImportedAt), d.HasPDF}
 	var row *sql.Row
 	if d.ID == 0 {
 		row = t.tx.QueryRowContext(t.ctx, `INSERT INTO documents (issuer_id, recipient_id, kind, type_code, number,
 			emission_date, currency, supplier_country, supplier_nif, supplier_name, customer_country, customer_nif,
 			customer_name, payable_amount, state, edi_state, to_send_status, method, send_by_email, email_addresses,
-			disable_xml_sign, disable_pdf_sign, data, edits, imported_at, has_pdf, created_at, updated_at)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING `+documentColumns,
+			disable_xml_sign, disable_pdf_sign, edits, imported_at, has_pdf, created_at, updated_at)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING `+documentColumns,
 			append(args, t.now, t.now)...)
 	} else {
 		row = t.tx.QueryRowContext(t.ctx, `UPDATE documents SET issuer_id = ?, recipient_id = ?, kind = ?, type_code = ?,
 			number = ?, emission_date = ?, currency = ?, supplier_country = ?, supplier_nif = ?, supplier_name = ?,
 			customer_country = ?, customer_nif = ?, customer_name = ?, payable_amount = ?, state = ?, edi_state = ?,
 			to_send_status = ?, method = ?, send_by_email = ?, email_addresses = ?, disable_xml_sign = ?,
-			disable_pdf_sign = ?, data = ?, edits = ?, imported_at = ?, has_pdf = ?, updated_at = ? WHERE id = ? RETURNING `+documentColumns,
+			disable_pdf_sign = ?, edits = ?, imported_at = ?, has_pdf = ?, updated_at = ? WHERE id = ? RETURNING `+documentColumns,
 			append(args, t.now, d.ID)...)
 	}
 	saved, err := scanDocument(row)
 	if err != nil {
 		return err
 	}
+	if d.Data != nil {
+		if _, err := t.tx.ExecContext(t.ctx, `INSERT INTO document_data (document_id, data) VALUES (?, ?)
+			ON CONFLICT (document_id) DO UPDATE SET data = excluded.data`, saved.ID, string(d.Data)); err != nil {
+			return err
+		}
+	}
+	saved.Data = d.Data
 	*d = saved
 	return nil
 }

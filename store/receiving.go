@@ -41,11 +41,16 @@ func (s *Store) Inbox(ctx context.Context, f InboxFilter) ([]Document, int, erro
 		add("emission_date <= ?", f.To)
 	}
 	cond := strings.Join(where, " AND ")
-	var total int
-	if err := s.reader.QueryRowContext(ctx, `SELECT count(*) FROM documents WHERE `+cond, args...).Scan(&total); err != nil {
+	tx, err := s.reader.BeginTx(ctx, &sql.TxOptions{ReadOnly: true}) // one snapshot for the total and the page
+	if err != nil {
 		return nil, 0, err
 	}
-	rows, err := s.reader.QueryContext(ctx, `SELECT `+documentColumns+` FROM documents WHERE `+cond+` ORDER BY id DESC LIMIT ? OFFSET ?`,
+	defer tx.Rollback()
+	total, err := listTotal(ctx, tx, len(args) == 1, "inbox", f.RecipientID, `SELECT count(*) FROM documents WHERE `+cond, args)
+	if err != nil {
+		return nil, 0, err
+	}
+	rows, err := tx.QueryContext(ctx, `SELECT `+documentColumns+` FROM documents WHERE `+cond+` ORDER BY id DESC LIMIT ? OFFSET ?`,
 		append(args, f.Limit, f.Offset)...)
 	if err != nil {
 		return nil, 0, err
@@ -60,6 +65,18 @@ func (s *Store) Inbox(ctx context.Context, f InboxFilter) ([]Document, int, erro
 		out = append(out, d)
 	}
 	return out, total, rows.Err()
+}
+
+// listTotal is a list's total: the kept count when the list is unfiltered, else a count of its rows.
+func listTotal(ctx context.Context, tx *sql.Tx, unfiltered bool, counter string, entityID int64, count string, args []any) (int, error) {
+	var total int
+	var err error
+	if unfiltered {
+		err = tx.QueryRowContext(ctx, `SELECT coalesce((SELECT `+counter+` FROM entity_counts WHERE entity_id = ?), 0)`, entityID).Scan(&total)
+	} else {
+		err = tx.QueryRowContext(ctx, count, args...).Scan(&total)
+	}
+	return total, err
 }
 
 // DocumentByID reads a document inside the transaction.

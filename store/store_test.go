@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -136,4 +137,61 @@ func TestNoncesAndTokens(t *testing.T) {
 	if n, err := s.PurgeExpired(ctx, now.Add(time.Hour)); err != nil || n != 2 {
 		t.Fatalf("purged %d, %v", n, err)
 	}
+}
+
+// The kept counts agree with counting the rows, whatever happens to documents and events.
+func TestEntityCountsFollowTheRows(t *testing.T) {
+	s := open(t, t.TempDir())
+	ctx := context.Background()
+	a, _ := s.CreateEntity(ctx, NewEntity{Name: "A", Country: "PT", NIF: "508025338"})
+	b, _ := s.CreateEntity(ctx, NewEntity{Name: "B", Country: "PT", NIF: "500000000"})
+	check := func(step string) {
+		t.Helper()
+		var kept, rows, keptEvents, rowEvents int
+		s.reader.QueryRow(`SELECT coalesce((SELECT inbox FROM entity_counts WHERE entity_id = ?), 0)`, b.ID).Scan(&kept)
+		s.reader.QueryRow(`SELECT count(*) FROM documents WHERE recipient_id = ? AND imported_at IS NULL AND state IN ('sent', 'accepted')`, b.ID).Scan(&rows)
+		s.reader.QueryRow(`SELECT coalesce((SELECT unread_events FROM entity_counts WHERE entity_id = ?), 0)`, a.ID).Scan(&keptEvents)
+		s.reader.QueryRow(`SELECT count(*) FROM state_events WHERE entity_id = ? AND read_at IS NULL`, a.ID).Scan(&rowEvents)
+		if kept != rows || keptEvents != rowEvents {
+			t.Fatalf("%s: inbox kept %d counted %d; events kept %d counted %d", step, kept, rows, keptEvents, rowEvents)
+		}
+	}
+	var docs []Document
+	err := s.Update(ctx, func(tx *Tx) error {
+		for i, state := range []string{StateSent, StateToSend, StateSent, StateAccepted} {
+			d := Document{IssuerID: a.ID, RecipientID: b.ID, Kind: "invoice", TypeCode: "FT", Number: fmt.Sprint("N", i), EmissionDate: "2026-11-20",
+				Currency: "EUR", PayableAmount: "1.00", State: state, EDIState: "pending", Method: "data", Data: []byte("{}")}
+			if err := tx.SaveDocument(&d); err != nil {
+				return err
+			}
+			if err := tx.AddStateEvent(StateEvent{EntityID: a.ID, DocumentID: d.ID, State: state, EDIState: "pending"}); err != nil {
+				return err
+			}
+			docs = append(docs, d)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	check("created")
+	steps := []func(tx *Tx) error{
+		func(tx *Tx) error { _, err := tx.MarkImported(docs[0].ID); return err },
+		func(tx *Tx) error { _, err := tx.MarkImported(docs[0].ID); return err },
+		func(tx *Tx) error { d := docs[2]; d.State = StateRejected; return tx.SaveDocument(&d) },
+		func(tx *Tx) error { d := docs[1]; d.State = StateSent; return tx.SaveDocument(&d) },
+		func(tx *Tx) error { d := docs[0]; d.ImportedAt = ""; d.State = StateSent; return tx.SaveDocument(&d) },
+		func(tx *Tx) error { _, err := tx.tx.Exec(`DELETE FROM documents WHERE id = ?`, docs[3].ID); return err },
+	}
+	for i, step := range steps {
+		if err := s.Update(ctx, step); err != nil {
+			t.Fatal(err)
+		}
+		check(fmt.Sprint("step ", i))
+	}
+	events, _, _ := s.StateEvents(ctx, EventFilter{EntityID: a.ID, Limit: 10})
+	if _, err := s.MarkEventsRead(ctx, a.ID, []int64{events[0].ID}); err != nil {
+		t.Fatal(err)
+	}
+	check("events read")
 }

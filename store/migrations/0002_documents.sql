@@ -28,7 +28,6 @@ CREATE TABLE documents (
     email_addresses  TEXT    NOT NULL DEFAULT '[]',
     disable_xml_sign INTEGER NOT NULL DEFAULT 0,
     disable_pdf_sign INTEGER NOT NULL DEFAULT 0,
-    data             TEXT    NOT NULL,
     edits            INTEGER NOT NULL DEFAULT 0,
     imported_at      TEXT,
     created_at       TEXT    NOT NULL,
@@ -36,6 +35,12 @@ CREATE TABLE documents (
     UNIQUE (issuer_id, number, type_code, emission_date)
 );
 CREATE INDEX documents_recipient ON documents (recipient_id, state);
+
+-- The full model of a document (JSON), kept apart so that the documents table stays small to scan.
+CREATE TABLE document_data (
+    document_id INTEGER PRIMARY KEY REFERENCES documents(id) ON DELETE CASCADE,
+    data        TEXT NOT NULL
+);
 
 -- The files of a document: its XML, its visual PDF and further attachments.
 CREATE TABLE document_files (
