@@ -1,0 +1,120 @@
+// Package signing makes and checks the signatures of electronic invoices: an entity's seal (a key and
+// its certificate chain, from a PKCS#12 file or a remote provider behind crypto.Signer), XAdES-BES
+// enveloped signatures of UBL documents, PAdES (CAdES-detached CMS) signatures of PDFs as incremental
+// updates, and the verification of the XMLDSig, XAdES, PAdES and PKCS#7 signatures documents arrive with.
+// It knows nothing of HTTP or the store.
+package signing
+
+import (
+	"crypto"
+	"crypto/ecdsa"
+	"crypto/rsa"
+	"crypto/x509"
+	"errors"
+	"fmt"
+	"time"
+
+	"software.sslmate.com/src/go-pkcs12"
+)
+
+// Seal is what signs for an entity: a key, which may live elsewhere (any crypto.Signer: a local key or
+// a remote qualified signing provider), and the certificate of its public key with the chain above it.
+type Seal struct {
+	Signer      crypto.Signer
+	Certificate *x509.Certificate
+	Chain       []*x509.Certificate // intermediates, leaf excluded
+}
+
+// Errors of seals.
+var (
+	ErrSealExpired     = errors.New("the seal's certificate has expired")
+	ErrSealNotYetValid = errors.New("the seal's certificate is not valid yet")
+	ErrKeyMismatch     = errors.New("the seal's key does not match its certificate")
+	ErrUnsupportedKey  = errors.New("the seal's key is neither RSA nor ECDSA")
+)
+
+// LoadPKCS12 reads a PKCS#12 file: its private key, its certificate and the chain.
+func LoadPKCS12(data []byte, password string) (*Seal, error) {
+	key, cert, chain, err := pkcs12.DecodeChain(data, password)
+	if err != nil {
+		return nil, fmt.Errorf("reading the PKCS#12 file: %w", err)
+	}
+	signer, ok := key.(crypto.Signer)
+	if !ok {
+		return nil, ErrUnsupportedKey
+	}
+	s := &Seal{Signer: signer, Certificate: cert, Chain: chain}
+	return s, s.check()
+}
+
+// NewSeal makes a seal of a key and its certificates (leaf first).
+func NewSeal(signer crypto.Signer, certs []*x509.Certificate) (*Seal, error) {
+	if len(certs) == 0 {
+		return nil, errors.New("a seal needs its certificate")
+	}
+	s := &Seal{Signer: signer, Certificate: certs[0], Chain: certs[1:]}
+	return s, s.check()
+}
+
+// check refuses a key of another kind or one that is not the certificate's.
+func (s *Seal) check() error {
+	switch pub := s.Signer.Public().(type) {
+	case *rsa.PublicKey:
+		if c, ok := s.Certificate.PublicKey.(*rsa.PublicKey); !ok || !c.Equal(pub) {
+			return ErrKeyMismatch
+		}
+	case *ecdsa.PublicKey:
+		if c, ok := s.Certificate.PublicKey.(*ecdsa.PublicKey); !ok || !c.Equal(pub) {
+			return ErrKeyMismatch
+		}
+	default:
+		return ErrUnsupportedKey
+	}
+	return nil
+}
+
+// ValidAt refuses to sign with a certificate outside its validity period.
+func (s *Seal) ValidAt(t time.Time) error {
+	switch {
+	case t.Before(s.Certificate.NotBefore):
+		return fmt.Errorf("%w (from %s)", ErrSealNotYetValid, s.Certificate.NotBefore.UTC().Format(time.DateOnly))
+	case t.After(s.Certificate.NotAfter):
+		return fmt.Errorf("%w (on %s)", ErrSealExpired, s.Certificate.NotAfter.UTC().Format(time.DateOnly))
+	}
+	return nil
+}
+
+// certificates is the leaf and the chain.
+func (s *Seal) certificates() []*x509.Certificate {
+	return append([]*x509.Certificate{s.Certificate}, s.Chain...)
+}
+
+// sign signs a SHA-256 digest: PKCS#1 v1.5 for RSA, ASN.1 (r, s) for ECDSA.
+func (s *Seal) sign(digest []byte) ([]byte, error) {
+	return s.Signer.Sign(nil, digest, crypto.SHA256)
+}
+
+// isECDSA tells which signature algorithm the seal uses.
+func (s *Seal) isECDSA() bool {
+	_, ok := s.Signer.Public().(*ecdsa.PublicKey)
+	return ok
+}
+
+// SignatureInfo describes one verified signature.
+type SignatureInfo struct {
+	Kind    string // XAdES-BES, XMLDSig, PAdES, PKCS#7
+	Signer  string // the certificate's subject
+	Issuer  string
+	Serial  string
+	Covered string // what it covers: the whole document, or a byte range ending before the end
+}
+
+// ErrInvalidSignature is a signature that does not verify; the wrapping error says why.
+var ErrInvalidSignature = errors.New("the signature is not valid")
+
+// ErrNoSignature is a document that carries no signature.
+var ErrNoSignature = errors.New("the document carries no signature")
+
+func invalid(format string, args ...any) error {
+	return fmt.Errorf("%w: %s", ErrInvalidSignature, fmt.Sprintf(format, args...))
+}
