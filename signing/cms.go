@@ -162,7 +162,10 @@ func signCMS(seal *Seal, digest []byte) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	return asn1.Marshal(contentInfo{ContentType: oidSignedData, Content: asn1.RawValue{FullBytes: inner}})
+	return asn1.Marshal(struct {
+		ContentType asn1.ObjectIdentifier
+		Content     asn1.RawValue // [0] EXPLICIT, written out: a RawValue with FullBytes ignores tag parameters
+	}{oidSignedData, asn1.RawValue{FullBytes: tagged(0xA0, inner)}})
 }
 
 // attrDER is one attribute with one value.

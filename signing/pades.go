@@ -1,0 +1,346 @@
+package signing
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"sort"
+	"strconv"
+	"time"
+)
+
+// PAdES baseline B-B signatures of PDFs: an incremental update adds a signature field on the first
+// page and the signature dictionary (/SubFilter /ETSI.CAdES.detached, the signing time in /M) whose
+// /Contents is a detached CMS over every byte of the file but the /Contents value itself.
+
+// PDFOptions describe a PDF signature.
+type PDFOptions struct {
+	Reason   string // /Reason, shown by readers
+	Location string
+}
+
+// SignPDF adds a PAdES B-B signature to a PDF as an incremental update, at time now.
+func SignPDF(pdf []byte, seal *Seal, now time.Time, opts PDFOptions) ([]byte, error) {
+	f, err := parsePDF(pdf)
+	if err != nil {
+		return nil, err
+	}
+	rootRef, ok := f.trailer.get("Root").(pdfRef)
+	if !ok {
+		return nil, pdfErr("no /Root")
+	}
+	root, ok := f.resolve(rootRef, 0).(pdfDict)
+	if !ok {
+		return nil, pdfErr("no catalog")
+	}
+	pageRef, page, err := f.firstPage(root)
+	if err != nil {
+		return nil, err
+	}
+	size, ok := f.trailer.get("Size").(int64)
+	if !ok || size <= 0 {
+		return nil, pdfErr("no /Size")
+	}
+	next := int(size)
+	sigRef := pdfRef{next, 0}
+	widgetRef := pdfRef{next + 1, 0}
+	next += 2
+
+	var certLen int
+	for _, c := range seal.certificates() {
+		certLen += len(c.Raw)
+	}
+	contentsLen := 2 * (certLen + 4096) // hex digits reserved for the CMS
+	sig := newDict()
+	sig.set("Type", pdfName("Sig"))
+	sig.set("Filter", pdfName("Adobe.PPKLite"))
+	sig.set("SubFilter", pdfName("ETSI.CAdES.detached"))
+	sig.set("ByteRange", rawValue("[0 0000000000 0000000000 0000000000]"))
+	sig.set("Contents", rawValue("<"+string(bytes.Repeat([]byte("0"), contentsLen))+">"))
+	sig.set("M", pdfString(pdfDate(now)))
+	sig.set("Name", pdfString(seal.Certificate.Subject.CommonName))
+	if opts.Reason != "" {
+		sig.set("Reason", pdfString(opts.Reason))
+	}
+	if opts.Location != "" {
+		sig.set("Location", pdfString(opts.Location))
+	}
+	widget := newDict()
+	widget.set("Type", pdfName("Annot"))
+	widget.set("Subtype", pdfName("Widget"))
+	widget.set("FT", pdfName("Sig"))
+	widget.set("T", pdfString(fmt.Sprintf("Signature%d", sigRef.num)))
+	widget.set("V", sigRef)
+	widget.set("F", int64(132)) // print, locked
+	widget.set("Rect", pdfArray{int64(0), int64(0), int64(0), int64(0)})
+	widget.set("P", pageRef)
+
+	updates := map[int]any{sigRef.num: sig, widgetRef.num: widget}
+	// The page lists the widget among its annotations.
+	switch annots := page.get("Annots").(type) {
+	case pdfRef:
+		arr, _ := f.resolve(annots, 0).(pdfArray)
+		updates[annots.num] = append(append(pdfArray{}, arr...), widgetRef)
+	case pdfArray:
+		p := page.clone()
+		p.set("Annots", append(append(pdfArray{}, annots...), widgetRef))
+		updates[pageRef.num] = p
+	default:
+		p := page.clone()
+		p.set("Annots", pdfArray{widgetRef})
+		updates[pageRef.num] = p
+	}
+	// The catalog's form lists the field and says the document has signatures.
+	addField := func(form pdfDict) pdfDict {
+		form = form.clone()
+		fields, _ := f.resolve(form.get("Fields"), 0).(pdfArray)
+		form.set("Fields", append(append(pdfArray{}, fields...), widgetRef))
+		form.set("SigFlags", int64(3))
+		return form
+	}
+	switch form := root.get("AcroForm").(type) {
+	case pdfRef:
+		d, _ := f.resolve(form, 0).(pdfDict)
+		updates[form.num] = addField(d)
+	default:
+		d, _ := form.(pdfDict)
+		r := root.clone()
+		r.set("AcroForm", addField(d))
+		updates[rootRef.num] = r
+	}
+
+	var out bytes.Buffer
+	out.Write(pdf)
+	if len(pdf) > 0 && pdf[len(pdf)-1] != '\n' {
+		out.WriteByte('\n')
+	}
+	offsets := map[int]int64{}
+	nums := make([]int, 0, len(updates))
+	for n := range updates {
+		nums = append(nums, n)
+	}
+	sort.Ints(nums)
+	for _, n := range nums {
+		offsets[n] = int64(out.Len())
+		fmt.Fprintf(&out, "%d 0 obj\n", n)
+		writeValue(&out, updates[n])
+		out.WriteString("\nendobj\n")
+	}
+	trailer := newDict()
+	trailer.set("Size", int64(next))
+	trailer.set("Root", rootRef)
+	for _, k := range []pdfName{"Info", "ID"} {
+		if v := f.trailer.get(k); v != nil {
+			trailer.set(k, v)
+		}
+	}
+	trailer.set("Prev", f.lastXref)
+	writeXref(&out, f.xrefIsTable, offsets, trailer, &next)
+
+	signed := out.Bytes()
+	return fillSignature(signed, seal)
+}
+
+// firstPage finds the first page of the page tree.
+func (f *pdfFile) firstPage(root pdfDict) (pdfRef, pdfDict, error) {
+	node := root.get("Pages")
+	for depth := 0; depth < pdfMaxDepth; depth++ {
+		ref, ok := node.(pdfRef)
+		if !ok {
+			return pdfRef{}, pdfDict{}, pdfErr("bad page tree")
+		}
+		d, ok := f.resolve(ref, 0).(pdfDict)
+		if !ok {
+			return pdfRef{}, pdfDict{}, pdfErr("bad page tree")
+		}
+		if d.get("Type") == pdfName("Page") {
+			return ref, d, nil
+		}
+		kids, _ := f.resolve(d.get("Kids"), 0).(pdfArray)
+		if len(kids) == 0 {
+			return pdfRef{}, pdfDict{}, pdfErr("the PDF has no page")
+		}
+		node = kids[0]
+	}
+	return pdfRef{}, pdfDict{}, pdfErr("page tree too deep")
+}
+
+// writeXref writes the update's cross-reference section in the form the file already uses: a table
+// with a trailer, or a cross-reference stream (which then is one more object).
+func writeXref(out *bytes.Buffer, table bool, offsets map[int]int64, trailer pdfDict, next *int) {
+	nums := make([]int, 0, len(offsets)+1)
+	for n := range offsets {
+		nums = append(nums, n)
+	}
+	if !table {
+		xrefNum := *next
+		*next++
+		offsets[xrefNum] = int64(out.Len())
+		nums = append(nums, xrefNum)
+		sort.Ints(nums)
+		trailer.set("Size", int64(*next))
+		var rows bytes.Buffer
+		var index pdfArray
+		for i := 0; i < len(nums); {
+			j := i
+			for j+1 < len(nums) && nums[j+1] == nums[j]+1 {
+				j++
+			}
+			index = append(index, int64(nums[i]), int64(j-i+1))
+			for k := i; k <= j; k++ {
+				o := offsets[nums[k]]
+				rows.Write([]byte{1, byte(o >> 24), byte(o >> 16), byte(o >> 8), byte(o), 0, 0})
+			}
+			i = j + 1
+		}
+		d := trailer.clone()
+		d.set("Type", pdfName("XRef"))
+		d.set("W", pdfArray{int64(1), int64(4), int64(2)})
+		d.set("Index", index)
+		d.set("Length", int64(rows.Len()))
+		fmt.Fprintf(out, "%d 0 obj\n", xrefNum)
+		writeValue(out, d)
+		out.WriteString("\nstream\n")
+		out.Write(rows.Bytes())
+		out.WriteString("\nendstream\nendobj\n")
+		fmt.Fprintf(out, "startxref\n%d\n%%%%EOF\n", offsets[xrefNum])
+		return
+	}
+	sort.Ints(nums)
+	start := out.Len()
+	out.WriteString("xref\n")
+	for i := 0; i < len(nums); {
+		j := i
+		for j+1 < len(nums) && nums[j+1] == nums[j]+1 {
+			j++
+		}
+		fmt.Fprintf(out, "%d %d\n", nums[i], j-i+1)
+		for k := i; k <= j; k++ {
+			fmt.Fprintf(out, "%010d 00000 n \n", offsets[nums[k]])
+		}
+		i = j + 1
+	}
+	out.WriteString("trailer\n")
+	writeValue(out, trailer)
+	fmt.Fprintf(out, "\nstartxref\n%d\n%%%%EOF\n", start)
+}
+
+// fillSignature writes the byte range and the CMS into the placeholders.
+func fillSignature(pdf []byte, seal *Seal) ([]byte, error) {
+	brAt := bytes.LastIndex(pdf, []byte("/ByteRange [0 0000000000 0000000000 0000000000]"))
+	if brAt < 0 {
+		return nil, pdfErr("signature placeholder lost")
+	}
+	cAt := bytes.Index(pdf[brAt:], []byte("/Contents <"))
+	if cAt < 0 {
+		return nil, pdfErr("signature placeholder lost")
+	}
+	start := brAt + cAt + len("/Contents ")
+	end := start + bytes.IndexByte(pdf[start:], '>') + 1
+	byteRange := fmt.Sprintf("[0 %010d %010d %010d]", start, end, len(pdf)-end)
+	copy(pdf[brAt+len("/ByteRange "):], byteRange)
+	h := sha256.New()
+	h.Write(pdf[:start])
+	h.Write(pdf[end:])
+	cms, err := signCMS(seal, h.Sum(nil))
+	if err != nil {
+		return nil, err
+	}
+	hexCMS := hex.EncodeToString(cms)
+	if len(hexCMS) > end-start-2 {
+		return nil, fmt.Errorf("the signature (%d bytes) does not fit the space reserved for it", len(cms))
+	}
+	copy(pdf[start+1:], hexCMS)
+	return pdf, nil
+}
+
+// pdfDate writes a time as a PDF date string.
+func pdfDate(t time.Time) string {
+	return "D:" + t.UTC().Format("20060102150405") + "+00'00'"
+}
+
+// VerifyPDF checks every signature of a PDF's form: the byte range (from the start, leaving out only
+// the signature's own /Contents), the CMS over those bytes and the signer's key. ErrNoSignature when
+// the PDF has none.
+func VerifyPDF(pdf []byte) ([]SignatureInfo, error) {
+	f, err := parsePDF(pdf)
+	if err != nil {
+		return nil, invalid("%v", err)
+	}
+	root, _ := f.resolve(f.trailer.get("Root"), 0).(pdfDict)
+	form, _ := f.resolve(root.get("AcroForm"), 0).(pdfDict)
+	var sigs []pdfDict
+	var walk func(fields pdfArray, depth int)
+	walk = func(fields pdfArray, depth int) {
+		if depth > pdfMaxDepth {
+			return
+		}
+		for _, fv := range fields {
+			field, ok := f.resolve(fv, 0).(pdfDict)
+			if !ok {
+				continue
+			}
+			if v, ok := f.resolve(field.get("V"), 0).(pdfDict); ok && field.get("FT") == pdfName("Sig") && v.get("Contents") != nil {
+				sigs = append(sigs, v)
+			}
+			if kids, ok := f.resolve(field.get("Kids"), 0).(pdfArray); ok {
+				walk(kids, depth+1)
+			}
+		}
+	}
+	fields, _ := f.resolve(form.get("Fields"), 0).(pdfArray)
+	walk(fields, 0)
+	if len(sigs) == 0 {
+		return nil, ErrNoSignature
+	}
+	var out []SignatureInfo
+	for i, s := range sigs {
+		info, err := verifyPDFSignature(pdf, f, s)
+		if err != nil {
+			return nil, fmt.Errorf("PDF signature %d: %w", i+1, err)
+		}
+		out = append(out, info)
+	}
+	return out, nil
+}
+
+func verifyPDFSignature(pdf []byte, f *pdfFile, s pdfDict) (SignatureInfo, error) {
+	subFilter, _ := f.resolve(s.get("SubFilter"), 0).(pdfName)
+	kind := map[pdfName]string{"ETSI.CAdES.detached": "PAdES", "adbe.pkcs7.detached": "PKCS#7"}[subFilter]
+	if kind == "" {
+		return SignatureInfo{}, invalid("unsupported signature format %v", s.get("SubFilter"))
+	}
+	br, _ := f.resolve(s.get("ByteRange"), 0).(pdfArray)
+	contents, _ := f.resolve(s.get("Contents"), 0).(pdfString)
+	if len(br) != 4 || len(contents) == 0 {
+		return SignatureInfo{}, invalid("malformed signature dictionary")
+	}
+	var r [4]int64
+	for i, v := range br {
+		n, ok := v.(int64)
+		if !ok || n < 0 {
+			return SignatureInfo{}, invalid("malformed byte range")
+		}
+		r[i] = n
+	}
+	n := int64(len(pdf))
+	if r[0] != 0 || r[1] > r[2] || r[2]+r[3] > n || r[1] >= n || pdf[r[1]] != '<' || pdf[r[2]-1] != '>' {
+		return SignatureInfo{}, invalid("the byte range does not leave out exactly the signature")
+	}
+	// The gap must be this signature's /Contents and nothing else.
+	if !bytes.Equal(decodeHexString(pdf[r[1]+1:r[2]-1]), contents) {
+		return SignatureInfo{}, invalid("the byte range leaves out something else than the signature")
+	}
+	signed := append(append([]byte{}, pdf[:r[1]]...), pdf[r[2]:r[2]+r[3]]...)
+	cms, err := verifyCMS(contents, signed) // the DER ends before the zeros that pad the reserved space
+	if err != nil {
+		return SignatureInfo{}, err
+	}
+	covered := "the whole file"
+	if r[2]+r[3] < n {
+		covered = "the file up to byte " + strconv.FormatInt(r[2]+r[3], 10) + " of " + strconv.FormatInt(n, 10)
+	}
+	c := cms.signer
+	return SignatureInfo{Kind: kind, Signer: c.Subject.String(), Issuer: c.Issuer.String(), Serial: c.SerialNumber.String(), Covered: covered}, nil
+}

@@ -1,0 +1,169 @@
+package signing
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// minimalPDF is a one-page PDF with a classic cross-reference table.
+func minimalPDF() []byte {
+	var b bytes.Buffer
+	offsets := []int{}
+	obj := func(s string) {
+		offsets = append(offsets, b.Len())
+		fmt.Fprintf(&b, "%d 0 obj\n%s\nendobj\n", len(offsets), s)
+	}
+	b.WriteString("%PDF-1.7\n%\xe2\xe3\xcf\xd3\n")
+	obj("<< /Type /Catalog /Pages 2 0 R >>")
+	obj("<< /Type /Pages /Kids [3 0 R] /Count 1 >>")
+	obj("<< /Type /Page /Parent 2 0 R /MediaBox [0 0 595 842] /Contents 4 0 R /Resources << /Font << /F1 5 0 R >> >> >>")
+	content := "BT /F1 24 Tf 72 760 Td (Fatura FT 2026/1) Tj ET"
+	obj(fmt.Sprintf("<< /Length %d >>\nstream\n%s\nendstream", len(content), content))
+	obj("<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>")
+	xref := b.Len()
+	fmt.Fprintf(&b, "xref\n0 %d\n0000000000 65535 f \n", len(offsets)+1)
+	for _, o := range offsets {
+		fmt.Fprintf(&b, "%010d 00000 n \n", o)
+	}
+	fmt.Fprintf(&b, "trailer\n<< /Size %d /Root 1 0 R /ID [<01020304> <01020304>] >>\nstartxref\n%d\n%%%%EOF\n", len(offsets)+1, xref)
+	return b.Bytes()
+}
+
+// compressedPDF is the same PDF rewritten by qpdf with object and cross-reference streams.
+func compressedPDF(t *testing.T) []byte {
+	qpdf := needTool(t, "qpdf")
+	dir := t.TempDir()
+	in, out := filepath.Join(dir, "in.pdf"), filepath.Join(dir, "out.pdf")
+	os.WriteFile(in, minimalPDF(), 0o600)
+	if msg, err := exec.Command(qpdf, "--object-streams=generate", in, out).CombinedOutput(); err != nil {
+		t.Fatalf("qpdf: %v %s", err, msg)
+	}
+	data, _ := os.ReadFile(out)
+	if !bytes.Contains(data, []byte("/ObjStm")) {
+		t.Fatal("qpdf wrote no object stream")
+	}
+	return data
+}
+
+func TestPAdESSignAndVerify(t *testing.T) {
+	inputs := map[string][]byte{"table": minimalPDF(), "streams": compressedPDF(t)}
+	for name, pdf := range inputs {
+		for sealName, seal := range map[string]*Seal{"RSA": pki().seal, "ECDSA": pki().ecSeal} {
+			t.Run(name+"/"+sealName, func(t *testing.T) {
+				signed, err := SignPDF(pdf, seal, time.Now(), PDFOptions{Reason: "Fatura eletrónica"})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !bytes.HasPrefix(signed, pdf) {
+					t.Fatal("not an incremental update")
+				}
+				infos, err := VerifyPDF(signed)
+				if err != nil || len(infos) != 1 || infos[0].Kind != "PAdES" || infos[0].Covered != "the whole file" {
+					t.Fatalf("verify: %v %+v", err, infos)
+				}
+				// A second signature over the first.
+				twice, err := SignPDF(signed, seal, time.Now(), PDFOptions{})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if infos, err := VerifyPDF(twice); err != nil || len(infos) != 2 {
+					t.Fatalf("two signatures: %v %+v", err, infos)
+				}
+			})
+		}
+	}
+}
+
+func TestPAdESRejectsTampering(t *testing.T) {
+	signed, err := SignPDF(minimalPDF(), pki().seal, time.Now(), PDFOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tampered := bytes.Replace(signed, []byte("FT 2026/1"), []byte("FT 2026/9"), 1)
+	if _, err := VerifyPDF(tampered); !errors.Is(err, ErrInvalidSignature) {
+		t.Fatalf("tampered content: %v", err)
+	}
+	i := bytes.LastIndex(signed, []byte("/Contents <")) + 20
+	flipped := append([]byte{}, signed...)
+	flipped[i] ^= 1
+	if _, err := VerifyPDF(flipped); !errors.Is(err, ErrInvalidSignature) {
+		t.Fatalf("tampered signature: %v", err)
+	}
+	if _, err := VerifyPDF(minimalPDF()); !errors.Is(err, ErrNoSignature) {
+		t.Fatalf("unsigned: %v", err)
+	}
+	if _, err := VerifyPDF([]byte("not a pdf")); !errors.Is(err, ErrInvalidSignature) {
+		t.Fatalf("not a PDF: %v", err)
+	}
+}
+
+func TestPAdESCheckedByPdfsigQpdfAndOpenSSL(t *testing.T) {
+	pdfsig, qpdf, openssl := needTool(t, "pdfsig"), needTool(t, "qpdf"), needTool(t, "openssl")
+	for name, pdf := range map[string][]byte{"table": minimalPDF(), "streams": compressedPDF(t)} {
+		t.Run(name, func(t *testing.T) {
+			signed, err := SignPDF(pdf, pki().seal, time.Now(), PDFOptions{Reason: "Fatura eletrónica"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			dir := t.TempDir()
+			file := filepath.Join(dir, "signed.pdf")
+			os.WriteFile(file, signed, 0o600)
+			out, _ := exec.Command(pdfsig, file).CombinedOutput()
+			if !strings.Contains(string(out), "Signature Validation: Signature is Valid.") || !strings.Contains(string(out), "ETSI.CAdES.detached") ||
+				!strings.Contains(string(out), "Total document signed") {
+				t.Fatalf("pdfsig:\n%s", out)
+			}
+			if out, err := exec.Command(qpdf, "--check", file).CombinedOutput(); err != nil {
+				t.Fatalf("qpdf --check: %v\n%s", err, out)
+			}
+			// The CMS: no signing time, and openssl verifies it over the byte range with the CA.
+			f, _ := parsePDF(signed)
+			var sig pdfDict
+			root, _ := f.resolve(f.trailer.get("Root"), 0).(pdfDict)
+			form, _ := f.resolve(root.get("AcroForm"), 0).(pdfDict)
+			fields, _ := f.resolve(form.get("Fields"), 0).(pdfArray)
+			field, _ := f.resolve(fields[len(fields)-1], 0).(pdfDict)
+			sig, _ = f.resolve(field.get("V"), 0).(pdfDict)
+			cms := []byte(sig.get("Contents").(pdfString))
+			br := sig.get("ByteRange").(pdfArray)
+			start, end := br[1].(int64), br[2].(int64)
+			content := append(append([]byte{}, signed[:start]...), signed[end:]...)
+			cmsFile, contentFile := filepath.Join(dir, "sig.der"), filepath.Join(dir, "content.bin")
+			os.WriteFile(cmsFile, trimDER(cms), 0o600)
+			os.WriteFile(contentFile, content, 0o600)
+			printed, err := exec.Command(openssl, "cms", "-cmsout", "-print", "-inform", "DER", "-in", cmsFile).CombinedOutput()
+			if err != nil || strings.Contains(string(printed), "signingTime") || !strings.Contains(string(printed), "id-smime-aa-signingCertificateV2") {
+				t.Fatalf("openssl cms -print: %v\n%s", err, printed)
+			}
+			if out, err := exec.Command(openssl, "cms", "-verify", "-binary", "-inform", "DER", "-in", cmsFile, "-content", contentFile,
+				"-CAfile", writeCAPEM(t), "-purpose", "any", "-out", os.DevNull).CombinedOutput(); err != nil {
+				t.Fatalf("openssl cms -verify: %v\n%s", err, out)
+			}
+		})
+	}
+}
+
+// trimDER cuts the zero padding after a DER element.
+func trimDER(b []byte) []byte {
+	if len(b) < 2 {
+		return b
+	}
+	n := int(b[1])
+	header := 2
+	if n >= 0x80 {
+		k := n & 0x7f
+		n = 0
+		for i := 0; i < k; i++ {
+			n = n<<8 | int(b[2+i])
+		}
+		header += k
+	}
+	return b[:min(len(b), header+n)]
+}
