@@ -146,6 +146,9 @@ var adminCommands = []adminCommand{
 	{"rule", "list", "fields an entity requires on the documents it receives", ruleList},
 	{"rule", "add", "require a field on what an entity receives: " + strings.Join(server.RecipientRuleNames, ", "), ruleSet(true)},
 	{"rule", "remove", "stop requiring a field", ruleSet(false)},
+	{"seal", "import", "--nif NIF --file F.p12 [--password-file F | --password-env VAR]  (else asked)", sealImport},
+	{"seal", "list", "[--nif NIF]  subject, issuer, validity; warns 30 days before expiry", sealList},
+	{"seal", "delete", "--nif NIF  (the service stops signing for the entity)", sealDelete},
 }
 
 // taxIDFlags declares --nif and --country; the NIF may carry its country prefix ("PT500000000").
@@ -299,11 +302,10 @@ func entityShow(fs *flag.FlagSet) func(*adminEnv) error {
 func entityUpdate(fs *flag.FlagSet) func(*adminEnv) error {
 	taxID := taxIDFlags(fs, "nif")
 	name := fs.String("name", "", "new name")
-	var pays, processStates, signsItself, serviceSigning, test onOffFlag
+	var pays, processStates, signsItself, test onOffFlag
 	fs.Var(&pays, "pays-received", "on|off: pays a transaction per received document")
 	fs.Var(&processStates, "process-states", "on|off: custom process states feature")
 	fs.Var(&signsItself, "signs-itself", "on|off: the entity signs its documents itself (incoming signatures are verified)")
-	fs.Var(&serviceSigning, "service-signing", "on|off: the service signs the entity's documents (attachments cost transactions)")
 	fs.Var(&test, "test-entity", "on|off: one of the test entities")
 	transactions := fs.String("transactions", "", "new transaction balance")
 	return func(a *adminEnv) error {
@@ -316,7 +318,7 @@ func entityUpdate(fs *flag.FlagSet) func(*adminEnv) error {
 			return err
 		}
 		ch := store.EntityChanges{PaysReceived: pays.v, ProcessStatesEnabled: processStates.v, SignsItself: signsItself.v,
-			ServiceSigning: serviceSigning.v, TestEntity: test.v}
+			TestEntity: test.v}
 		if *name != "" {
 			n := strings.TrimSpace(*name)
 			ch.Name = &n

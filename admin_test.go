@@ -69,9 +69,6 @@ func TestAdminCommands(t *testing.T) {
 	if code, out, _ := admin("rule", "remove", "--nif", "500000000", "--rule", "commitment_number"); code != 0 || strings.Contains(out, "commitment_number") {
 		t.Fatalf("rule remove: %d %s", code, out)
 	}
-	if u := mustJSON("entity", "update", "--nif", "508025338", "--service-signing", "on"); u["service_signing"] != true {
-		t.Fatalf("service signing %v", u)
-	}
 	if code, out, _ := admin("entity", "list"); code != 0 || !strings.Contains(out, "Empresa B") {
 		t.Fatalf("list: %d %s", code, out)
 	}

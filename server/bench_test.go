@@ -65,7 +65,7 @@ func typicalXML(b *testing.B, env *docEnv, number string) string {
 	if err := decodeInto([]byte(body), &in); err != nil {
 		b.Fatal(err)
 	}
-	m, err := buildDocument(&in, env.entity, nil)
+	m, err := buildDocument(&in, env.entity)
 	if err != nil {
 		b.Fatal(err)
 	}

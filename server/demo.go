@@ -7,7 +7,9 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"time"
 
+	"einvoice/signing"
 	"einvoice/store"
 )
 
@@ -45,8 +47,9 @@ type demoState struct {
 
 const demoSettingKey = "demo"
 
-// EnsureDemo sets up the demo installation on first start (two test entities, an OAuth client and a
-// legacy platform token authorised for both, an approved connection between them) and keeps what
+// EnsureDemo sets up the demo installation on first start (two test entities, the first with a
+// self-signed seal, an OAuth client and a legacy platform token authorised for both, an approved
+// connection between them) and keeps what
 // exists on later starts. It writes the credentials to <dataDir>/demo-credentials.json and returns them.
 func EnsureDemo(ctx context.Context, st *store.Store, dataDir, apiBase string) (DemoCredentials, error) {
 	creds := DemoCredentials{APIBase: apiBase}
@@ -67,6 +70,9 @@ func EnsureDemo(ctx context.Context, st *store.Store, dataDir, apiBase string) (
 		}
 		entities = append(entities, e)
 		creds.Entities = append(creds.Entities, DemoEntity{e.Name, e.NIF, e.Country, e.PublicKey})
+	}
+	if err := ensureDemoSeal(ctx, st, entities[0]); err != nil {
+		return creds, err
 	}
 	if _, err := st.CreateConnection(ctx, store.NewConnection{
 		FromEntityID: entities[0].ID, ToEntityID: entities[1].ID, State: store.ConnApproved, Person: "demo",
@@ -123,6 +129,20 @@ func EnsureDemo(ctx context.Context, st *store.Store, dataDir, apiBase string) (
 	}
 	out, _ := json.MarshalIndent(creds, "", "  ")
 	return creds, os.WriteFile(filepath.Join(dataDir, DemoCredentialsFile), append(out, '\n'), 0o600)
+}
+
+// ensureDemoSeal gives the demo supplier a self-signed seal (two years) when it has none, so that a
+// demo installation shows signed XML and PDFs; an administrator can replace it with `admin seal import`.
+func ensureDemoSeal(ctx context.Context, st *store.Store, e store.Entity) error {
+	if _, err := st.SealOf(ctx, e.ID); !errors.Is(err, store.ErrNotFound) {
+		return err
+	}
+	now := time.Now()
+	seal, err := signing.SelfSignedSeal(e.Name, e.NIF, now.Add(-time.Hour), now.AddDate(2, 0, 0))
+	if err != nil {
+		return err
+	}
+	return KeepSeal(ctx, st, e.ID, seal)
 }
 
 // ReadDemoCredentials reads the credentials file of a demo installation.

@@ -354,7 +354,7 @@ func (b *fieldBuilder) flags(sendByEmail text, emails []text, disableXML, disabl
 // buildDocument turns structured data into the model of a CIUS-PT invoice or credit note, amounts
 // computed. The issuer is the supplier: its name and tax ID come from the entity; its address from
 // supplier[...].
-func buildDocument(in *documentData, issuer store.Entity, uploads []upload) (*ubl.Document, error) {
+func buildDocument(in *documentData, issuer store.Entity) (*ubl.Document, error) {
 	b := &fieldBuilder{}
 	dt, ok := docTypeOf(string(in.Type))
 	switch {
@@ -423,7 +423,7 @@ func buildDocument(in *documentData, issuer store.Entity, uploads []upload) (*ub
 	d.Totals.Prepaid = b.dec("prepaid_amount", in.PrepaidAmount, false, 2, false)
 	d.Totals.Rounding = b.dec("payable_rounding_amount", in.PayableRoundingAmount, false, 2, true)
 	buildWithholdings(b, in, d)
-	buildAttachments(b, in, d, uploads)
+	buildQRCode(b, in, d)
 	if err := b.err(); err != nil {
 		return nil, err
 	}
@@ -768,8 +768,19 @@ func buildWithholdings(b *fieldBuilder, in *documentData, d *ubl.Document) {
 	}
 }
 
-// buildAttachments embeds the visual PDF, further files and the AT QR code.
-func buildAttachments(b *fieldBuilder, in *documentData, d *ubl.Document, uploads []upload) {
+// buildQRCode embeds the AT QR code, with the ATCUD as its reference.
+func buildQRCode(b *fieldBuilder, in *documentData, d *ubl.Document) {
+	if qr := b.str("qr_code", in.QRCode, false, 1000); qr != "" {
+		d.Attachments = append(d.Attachments, ubl.Attachment{
+			ID: orText(b.str("atcud", in.ATCUD, false, 50), "NA"), IDScheme: "ANG", Description: "QR_CODE",
+			MIMEType: "text/plain", Filename: "QR_CODE.txt", Content: base64.StdEncoding.EncodeToString([]byte(qr)),
+		})
+	}
+}
+
+// embedUploads embeds the visual PDF (described as the document's representation) and the further
+// files.
+func embedUploads(d *ubl.Document, uploads []upload) {
 	representation := "INVOICE_REPRESENTATION"
 	if d.Kind == ubl.KindCreditNote {
 		representation = "CREDITNOTE_REPRESENTATION"
@@ -782,12 +793,6 @@ func buildAttachments(b *fieldBuilder, in *documentData, d *ubl.Document, upload
 		d.Attachments = append(d.Attachments, ubl.Attachment{
 			ID: d.Number + "-" + strconv.Itoa(i+1), Description: desc, MIMEType: u.mime, Filename: u.name,
 			Content: base64.StdEncoding.EncodeToString(u.content),
-		})
-	}
-	if qr := b.str("qr_code", in.QRCode, false, 1000); qr != "" {
-		d.Attachments = append(d.Attachments, ubl.Attachment{
-			ID: orText(b.str("atcud", in.ATCUD, false, 50), "NA"), IDScheme: "ANG", Description: "QR_CODE",
-			MIMEType: "text/plain", Filename: "QR_CODE.txt", Content: base64.StdEncoding.EncodeToString([]byte(qr)),
 		})
 	}
 }

@@ -62,7 +62,11 @@ func (s *Server) createDocumentUBL(c echo.Context) error {
 	if err := b.err(); err != nil {
 		return err
 	}
-	return s.respondIssued(c, issueRequest{issuer: actingEntity(c), method: "ubl", xml: xml, flags: flags, lang: langOf(c)})
+	seal, err := s.sealFor(req.Context(), actingEntity(c))
+	if err != nil {
+		return err
+	}
+	return s.respondIssued(c, issueRequest{issuer: actingEntity(c), method: "ubl", xml: xml, seal: seal, flags: flags, lang: langOf(c)})
 }
 
 // createDocument takes structured data as multipart bracket fields or as a JSON object, builds the
@@ -106,15 +110,27 @@ func (s *Server) createDocument(c echo.Context) error {
 		return err
 	}
 	issuer := actingEntity(c)
-	model, err := buildDocument(&in, issuer, uploads)
+	model, err := buildDocument(&in, issuer)
 	if err != nil {
 		return err
 	}
+	seal, err := s.sealFor(c.Request().Context(), issuer)
+	if err != nil {
+		return err
+	}
+	var sent int64
+	for _, u := range uploads {
+		sent += int64(len(u.content))
+	}
+	if uploads, err = s.prepareUploads(issuer, seal, flags, model, uploads, string(in.QRCode), langOf(c)); err != nil {
+		return err
+	}
+	embedUploads(model, uploads)
 	xml, err := ubl.Generate(model)
 	if err != nil {
 		return err
 	}
-	return s.respondIssued(c, issueRequest{issuer: issuer, method: "data", xml: xml, uploads: uploads, flags: flags, lang: langOf(c)})
+	return s.respondIssued(c, issueRequest{issuer: issuer, method: "data", xml: xml, seal: seal, sent: sent, flags: flags, lang: langOf(c)})
 }
 
 func (s *Server) respondIssued(c echo.Context, req issueRequest) error {
@@ -409,6 +425,8 @@ func (s *Server) download(c echo.Context, role string) error {
 			return fail(CodeNotFound)
 		}
 		f, err = s.store.DocumentFile(c.Request().Context(), d.ID, id)
+	} else if role == store.FilePDF {
+		f, err = s.documentPDF(c.Request().Context(), d, langOf(c))
 	} else {
 		f, err = s.store.DocumentFileByRole(c.Request().Context(), d.ID, role)
 	}

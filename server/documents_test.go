@@ -170,7 +170,7 @@ func buildXML(t *testing.T, env *docEnv, number, nif string) []byte {
 	if err := decodeInto([]byte(invoiceJSON(number, nif, "")), &in); err != nil {
 		t.Fatal(err)
 	}
-	m, err := buildDocument(&in, env.entity, nil)
+	m, err := buildDocument(&in, env.entity)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -306,18 +306,6 @@ func TestRoutingReasonsAndTransactions(t *testing.T) {
 	if p, _ := env.st.EntityByID(ctx, paying.ID); p.Transactions != 1 {
 		t.Fatalf("recipient balance %d, want 1", p.Transactions)
 	}
-
-	// An issuer signing through the service pays one transaction per started MB of attachments.
-	env.st.UpdateEntity(ctx, env.entity.ID, store.EntityChanges{ServiceSigning: &yes, Transactions: &two})
-	pdf := append([]byte("%PDF-1.4\n"), bytes.Repeat([]byte("x"), 1<<20)...)
-	body, ct := multipartBody(t, formFields(t, invoiceJSON("R5", env.customer.NIF, "")), map[string][]byte{"file": pdf})
-	env.entity, _ = env.st.EntityByID(ctx, env.entity.ID)
-	if r := env.post("/documents", env.entity, ct, body); r.status != 201 {
-		t.Fatalf("with attachment: %d %s", r.status, r.raw)
-	}
-	if e, _ := env.st.EntityByID(ctx, env.entity.ID); e.Transactions != 0 {
-		t.Fatalf("issuer balance %d, want 0 (2 MB started)", e.Transactions)
-	}
 }
 
 // formFields flattens a JSON document into bracket-notation form fields.
@@ -399,8 +387,13 @@ func TestRecipientRules(t *testing.T) {
 	noCommitment := strings.Replace(invoiceJSON("RR1", env.customer.NIF, ""), `"commitment_number": "CO-2026/17",`, "", 1)
 	r := env.post("/documents", env.entity, "application/json", noCommitment)
 	codes := strings.Join(sortedCodes(t, r), " ")
-	if r.status != 400 || codes != "commitment_number:e048 file:e049 order_reference:e050" {
-		t.Fatalf("rules: %d %s", r.status, r.raw)
+	if r.status != 400 || codes != "commitment_number:e048 order_reference:e050" {
+		t.Fatalf("rules: %d %s", r.status, r.raw) // the PDF the service renders is attached
+	}
+	// An XML with no PDF embedded lacks the attachment.
+	r = env.post("/documentsUBL", env.entity, "application/xml", string(buildXML(t, env, "RR0", env.customer.NIF)))
+	if codes := strings.Join(sortedCodes(t, r), " "); r.status != 400 || codes != "file:e049 order_reference:e050" {
+		t.Fatalf("rules, XML method: %d %s", r.status, r.raw)
 	}
 	fields := formFields(t, invoiceJSON("RR2", env.customer.NIF, `, "references": [{"document_type": "order", "number": "ENC-9"}]`))
 	body, ct := multipartBody(t, fields, map[string][]byte{"file": []byte("%PDF-1.4\n%%EOF\n")})

@@ -156,7 +156,7 @@ type documentView struct {
 	ImportedAt                *string           `json:"imported_at"`
 	SendByEmail               bool              `json:"send_by_email"`
 	XMLURL                    string            `json:"xml_url"`
-	PDFURL                    *string           `json:"pdf_url"`
+	PDFURL                    string            `json:"pdf_url"`
 }
 
 type processStateView struct {
@@ -368,6 +368,7 @@ func viewDocument(d store.Document, files []store.File, history []store.HistoryE
 		Emails:                    []emailView{},
 		SendByEmail:               d.SendByEmail,
 		XMLURL:                    url("xml"),
+		PDFURL:                    url("pdf"),
 	}
 	if m.Period != nil {
 		v.InvoicePeriod = &periodView{m.Period.Start, m.Period.End}
@@ -424,10 +425,6 @@ func viewDocument(d store.Document, files []store.File, history []store.HistoryE
 		av := attachmentView{Type: fileType(f), File: url(strconv.FormatInt(f.ID, 10)), Identifier: f.Name,
 			UBLType: strings.ToLower(ublTypeOf(f, &m)), MIMEType: f.MIME, Size: f.Size, Hash: hex.EncodeToString(f.SHA256)}
 		v.Attachments = append(v.Attachments, av)
-		if f.Role == store.FilePDF && v.PDFURL == nil {
-			u := url("pdf")
-			v.PDFURL = &u
-		}
 	}
 	for _, h := range history {
 		if h.Kind == "state" && h.State == store.StateRejected {

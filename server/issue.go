@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"strings"
 
+	"einvoice/signing"
 	"einvoice/store"
 	"einvoice/ubl"
 	"einvoice/ubl/taxid"
@@ -56,12 +57,13 @@ var RecipientRuleNames = []string{ruleCommitmentNumber, rulePDFAttached, ruleOrd
 
 // issueRequest is a creation request of either method, decoded.
 type issueRequest struct {
-	issuer  store.Entity
-	method  string // ubl or data
-	xml     []byte
-	uploads []upload // data method: the visual PDF (field file) and further files (files[])
-	flags   deliveryFlags
-	lang    string
+	issuer store.Entity
+	method string // ubl or data
+	xml    []byte
+	seal   *signing.Seal // the issuer's, when the service signs for it
+	sent   int64         // bytes of attachments the integrator sent (data method; the XML's are counted here)
+	flags  deliveryFlags
+	lang   string
 }
 
 // issued is the outcome of a creation request.
@@ -91,7 +93,21 @@ func (s *Server) issue(ctx context.Context, req issueRequest) (issued, error) {
 	if err != nil {
 		return issued{}, err
 	}
-	files := documentFiles(req, model)
+	if req.method == "ubl" && req.issuer.SignsItself {
+		if err := checkIncomingXML(req.xml, model); err != nil {
+			return issued{}, err
+		}
+	}
+	embedded := embeddedFiles(model)
+	if req.seal != nil && req.method == "ubl" && !req.flags.disablePDFSign {
+		embedded = s.signStoredPDFs(embedded, req.seal) // data-method PDFs were signed before they were embedded
+	}
+	if req.seal != nil && !req.flags.disableXMLSign {
+		if req.xml, err = signing.SignXML(req.xml, req.seal, s.now(), signing.XMLOptions{}); err != nil {
+			return issued{}, err
+		}
+	}
+	files := append([]store.File{{Role: store.FileXML, Name: safeFileName(model.Number) + ".xml", MIME: "application/xml", Content: req.xml}}, embedded...)
 
 	var out issued
 	err = s.store.Update(ctx, func(tx *store.Tx) error {
@@ -285,21 +301,24 @@ func route(tx *store.Tx, issuer store.Entity, recipient *store.Entity) (state, t
 }
 
 // chargeTransactions spends what the document costs: one transaction of a paying recipient per
-// delivered document, and one per started megabyte of attachments for an issuer whose documents the
-// service signs (recorded even when the balance runs out: the document is already made).
+// delivered document, and one per started megabyte of the attachments sent (not the PDF the service
+// renders) for an issuer whose documents the service signs (recorded even when the balance runs out:
+// the document is already made).
 func chargeTransactions(tx *store.Tx, req issueRequest, d *store.Document, recipient *store.Entity, files []store.File) error {
 	if d.State == store.StateSent && recipient != nil && recipient.PaysReceived {
 		if err := tx.Spend(recipient.ID, d.ID, 1, "received_document", false); err != nil {
 			return err
 		}
 	}
-	if !req.issuer.ServiceSigning || req.flags.disableXMLSign && req.flags.disablePDFSign {
-		return nil
+	if req.seal == nil || req.flags.disableXMLSign && req.flags.disablePDFSign {
+		return nil // the service signs nothing for this document
 	}
-	var size int64
-	for _, f := range files {
-		if f.Role != store.FileXML {
-			size += int64(len(f.Content))
+	size := req.sent
+	if req.method == "ubl" {
+		for _, f := range files {
+			if f.Role != store.FileXML {
+				size += int64(len(f.Content))
+			}
 		}
 	}
 	if size == 0 {
@@ -412,10 +431,10 @@ func recipientEmails(req issueRequest, m *ubl.Document) ([]string, error) {
 	return out, nil
 }
 
-// documentFiles are the files kept with a document: its XML, its visual PDF (sent in the file field,
-// or embedded as the document's representation) and its other attachments.
-func documentFiles(req issueRequest, m *ubl.Document) []store.File {
-	files := []store.File{{Role: store.FileXML, Name: safeFileName(m.Number) + ".xml", MIME: "application/xml", Content: req.xml}}
+// embeddedFiles are the files a document embeds, decoded: its visual PDF (the first PDF described as
+// the document's representation) and its other attachments.
+func embeddedFiles(m *ubl.Document) []store.File {
+	var files []store.File
 	for _, a := range m.Attachments {
 		if a.Content == "" {
 			continue

@@ -28,7 +28,7 @@ type receivedView struct {
 	Payable   string       `json:"payable_amount"`
 	CreatedAt string       `json:"created_at"`
 	XMLURL    string       `json:"xml_url"`
-	PDFURL    *string      `json:"pdf_url"`
+	PDFURL    string       `json:"pdf_url"`
 }
 
 type partyBrief struct {
@@ -73,11 +73,7 @@ func (s *Server) listReceived(c echo.Context) error {
 			documentSummary: summarize(d, me, lang), EDIState: viewEDIState(d.EDIState, lang),
 			Supplier: partyBrief{d.Supplier.NIF, d.Supplier.Country, d.Supplier.Name},
 			Customer: partyBrief{d.Customer.NIF, d.Customer.Country, d.Customer.Name},
-			Currency: d.Currency, Payable: d.PayableAmount, CreatedAt: d.CreatedAt, XMLURL: url("xml"),
-		}
-		if d.HasPDF {
-			pdf := url("pdf")
-			v.PDFURL = &pdf
+			Currency: d.Currency, Payable: d.PayableAmount, CreatedAt: d.CreatedAt, XMLURL: url("xml"), PDFURL: url("pdf"),
 		}
 		views[i] = v
 	}

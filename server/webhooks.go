@@ -262,7 +262,10 @@ func (s *Server) publicDownload(c echo.Context) error {
 	case "xml":
 		f, err = s.store.DocumentFileByRole(c.Request().Context(), id, store.FileXML)
 	case "pdf":
-		f, err = s.store.DocumentFileByRole(c.Request().Context(), id, store.FilePDF)
+		var d store.Document
+		if d, err = s.store.DocumentByID(c.Request().Context(), id); err == nil {
+			f, err = s.documentPDF(c.Request().Context(), d, "pt")
+		}
 	default:
 		fid, perr := strconv.ParseInt(file, 10, 64)
 		if perr != nil {

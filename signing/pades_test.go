@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"einvoice/internal/testtool"
 )
 
 // minimalPDF is a one-page PDF with a classic cross-reference table.
@@ -38,7 +40,7 @@ func minimalPDF() []byte {
 
 // compressedPDF is the same PDF rewritten by qpdf with object and cross-reference streams.
 func compressedPDF(t *testing.T) []byte {
-	qpdf := needTool(t, "qpdf")
+	qpdf := testtool.Need(t, "qpdf")
 	dir := t.TempDir()
 	in, out := filepath.Join(dir, "in.pdf"), filepath.Join(dir, "out.pdf")
 	os.WriteFile(in, minimalPDF(), 0o600)
@@ -105,7 +107,7 @@ func TestPAdESRejectsTampering(t *testing.T) {
 }
 
 func TestPAdESCheckedByPdfsigQpdfAndOpenSSL(t *testing.T) {
-	pdfsig, qpdf, openssl := needTool(t, "pdfsig"), needTool(t, "qpdf"), needTool(t, "openssl")
+	pdfsig, qpdf, openssl := testtool.Need(t, "pdfsig"), testtool.Need(t, "qpdf"), testtool.Need(t, "openssl")
 	for name, pdf := range map[string][]byte{"table": minimalPDF(), "streams": compressedPDF(t)} {
 		t.Run(name, func(t *testing.T) {
 			signed, err := SignPDF(pdf, pki().seal, time.Now(), PDFOptions{Reason: "Fatura eletrónica"})
@@ -166,4 +168,27 @@ func trimDER(b []byte) []byte {
 		header += k
 	}
 	return b[:min(len(b), header+n)]
+}
+
+// A PDF signed by openssl (PKCS#7 detached, the older /adbe.pkcs7.detached kind, signing time
+// included) verifies, as pdfsig agrees; a modified byte breaks it.
+func TestPKCS7SignedByOpenSSLVerifies(t *testing.T) {
+	pdfsig := testtool.Need(t, "pdfsig")
+	ours, err := SignPDF(minimalPDF(), pki().seal, time.Now(), PDFOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	signed := testtool.ResignedByOpenSSL(t, ours, testtool.WriteSeal(t, pki().seal.Signer, pki().seal.Certificate))
+	infos, err := VerifyPDF(signed)
+	if err != nil || len(infos) != 1 || infos[0].Kind != "PKCS#7" {
+		t.Fatalf("verify: %v %+v", err, infos)
+	}
+	file := filepath.Join(t.TempDir(), "openssl.pdf")
+	os.WriteFile(file, signed, 0o600)
+	if out, _ := exec.Command(pdfsig, file).CombinedOutput(); !strings.Contains(string(out), "Signature is Valid") || !strings.Contains(string(out), "adbe.pkcs7.detached") {
+		t.Fatalf("pdfsig:\n%s", out)
+	}
+	if _, err := VerifyPDF(bytes.Replace(signed, []byte("FT 2026/1"), []byte("FT 2026/7"), 1)); !errors.Is(err, ErrInvalidSignature) {
+		t.Fatalf("tampered: %v", err)
+	}
 }

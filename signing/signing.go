@@ -8,10 +8,14 @@ package signing
 import (
 	"crypto"
 	"crypto/ecdsa"
+	"crypto/rand"
 	"crypto/rsa"
 	"crypto/x509"
+	"crypto/x509/pkix"
+	"encoding/asn1"
 	"errors"
 	"fmt"
+	"math/big"
 	"time"
 
 	"software.sslmate.com/src/go-pkcs12"
@@ -117,4 +121,85 @@ var ErrNoSignature = errors.New("the document carries no signature")
 
 func invalid(format string, args ...any) error {
 	return fmt.Errorf("%w: %s", ErrInvalidSignature, fmt.Sprintf(format, args...))
+}
+
+// ParseSeal reads a seal kept as a PKCS#8 key and DER certificates (leaf first).
+func ParseSeal(pkcs8 []byte, certs [][]byte) (*Seal, error) {
+	key, err := x509.ParsePKCS8PrivateKey(pkcs8)
+	if err != nil {
+		return nil, fmt.Errorf("reading the seal's key: %w", err)
+	}
+	signer, ok := key.(crypto.Signer)
+	if !ok {
+		return nil, ErrUnsupportedKey
+	}
+	var chain []*x509.Certificate
+	for _, der := range certs {
+		c, err := x509.ParseCertificate(der)
+		if err != nil {
+			return nil, fmt.Errorf("reading the seal's certificates: %w", err)
+		}
+		chain = append(chain, c)
+	}
+	return NewSeal(signer, chain)
+}
+
+// Export writes a seal's key as PKCS#8 and its certificates as DER (leaf first), to be kept.
+func (s *Seal) Export() ([]byte, [][]byte, error) {
+	key, err := x509.MarshalPKCS8PrivateKey(s.Signer)
+	if err != nil {
+		return nil, nil, fmt.Errorf("the seal's key cannot be kept: %w", err)
+	}
+	var certs [][]byte
+	for _, c := range s.certificates() {
+		certs = append(certs, c.Raw)
+	}
+	return key, certs, nil
+}
+
+// oidOrganizationIdentifier is the attribute an electronic seal's certificate names its organisation
+// by (ETSI EN 319 412-1: VATPT-<NIF>).
+var oidOrganizationIdentifier = asn1.ObjectIdentifier{2, 5, 4, 97}
+
+// SelfSignedSeal makes a seal whose certificate signs itself, valid between the given times, for demo and
+// test installations: signatures made with it verify but no one trusts them as qualified.
+func SelfSignedSeal(organisation, nif string, notBefore, notAfter time.Time) (*Seal, error) {
+	key, err := rsa.GenerateKey(rand.Reader, 2048)
+	if err != nil {
+		return nil, err
+	}
+	serial, err := rand.Int(rand.Reader, new(big.Int).Lsh(big.NewInt(1), 120))
+	if err != nil {
+		return nil, err
+	}
+	tmpl := &x509.Certificate{
+		SerialNumber: serial,
+		Subject: pkix.Name{CommonName: organisation + " (demo seal)", Organization: []string{organisation}, Country: []string{"PT"},
+			ExtraNames: []pkix.AttributeTypeAndValue{{Type: oidOrganizationIdentifier, Value: "VATPT-" + nif}}},
+		NotBefore: notBefore, NotAfter: notAfter,
+		KeyUsage:              x509.KeyUsageDigitalSignature | x509.KeyUsageContentCommitment,
+		BasicConstraintsValid: true,
+	}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, key.Public(), key)
+	if err != nil {
+		return nil, err
+	}
+	cert, err := x509.ParseCertificate(der)
+	if err != nil {
+		return nil, err
+	}
+	return NewSeal(key, []*x509.Certificate{cert})
+}
+
+// OrganisationID is the organisation the seal's certificate names (organizationIdentifier, such as
+// VATPT-508025338, or else the subject's serial number); empty when it names none.
+func (s *Seal) OrganisationID() string {
+	for _, n := range s.Certificate.Subject.Names {
+		if n.Type.Equal(oidOrganizationIdentifier) {
+			if v, ok := n.Value.(string); ok {
+				return v
+			}
+		}
+	}
+	return s.Certificate.Subject.SerialNumber
 }

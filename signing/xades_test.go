@@ -2,7 +2,6 @@ package signing
 
 import (
 	"bytes"
-	"crypto/x509"
 	"errors"
 	"os"
 	"os/exec"
@@ -12,6 +11,7 @@ import (
 	"time"
 
 	"einvoice/internal/corpus"
+	"einvoice/internal/testtool"
 	"einvoice/ubl"
 )
 
@@ -27,19 +27,6 @@ func sampleInvoice(t testing.TB) []byte {
 		t.Fatal(err)
 	}
 	return data
-}
-
-// needTool finds an external verifier; in CI its absence is a failure, elsewhere the test is skipped.
-func needTool(t *testing.T, name string) string {
-	t.Helper()
-	path, err := exec.LookPath(name)
-	if err != nil {
-		if os.Getenv("CI") != "" {
-			t.Fatalf("%s is not installed (.ci/run installs it)", name)
-		}
-		t.Skipf("%s is not installed", name)
-	}
-	return path
 }
 
 func TestXAdESSignAndVerify(t *testing.T) {
@@ -112,7 +99,7 @@ func tamperSignatureValue(s string) string {
 
 // xmlsec1 verifies both references (the document and SignedProperties) with the certificate chain.
 func TestXAdESVerifiedByXmlsec1(t *testing.T) {
-	xmlsec := needTool(t, "xmlsec1")
+	xmlsec := testtool.Need(t, "xmlsec1")
 	signed, err := SignXML(sampleInvoice(t), pki().seal, time.Now(), XMLOptions{})
 	if err != nil {
 		t.Fatal(err)
@@ -136,20 +123,6 @@ func TestXAdESVerifiedByXmlsec1(t *testing.T) {
 	}
 }
 
-// xadesjs runs the independent checker in testdata/xadesjs (npm ci there first; .ci/run does).
-func xadesjs(t *testing.T, args ...string) (string, error) {
-	t.Helper()
-	node := needTool(t, "node")
-	if _, err := os.Stat("testdata/xadesjs/node_modules/xadesjs"); err != nil {
-		if os.Getenv("CI") != "" {
-			t.Fatal("xadesjs is not installed: npm ci --prefix signing/testdata/xadesjs")
-		}
-		t.Skip("xadesjs is not installed: npm ci --prefix signing/testdata/xadesjs")
-	}
-	out, err := exec.Command(node, append([]string{"testdata/xadesjs/check.mjs"}, args...)...).CombinedOutput()
-	return strings.TrimSpace(string(out)), err
-}
-
 func TestXAdESVerifiedByXadesjs(t *testing.T) {
 	signed, err := SignXML(sampleInvoice(t), pki().seal, time.Now(), XMLOptions{})
 	if err != nil {
@@ -159,10 +132,10 @@ func TestXAdESVerifiedByXadesjs(t *testing.T) {
 	good, bad := filepath.Join(dir, "good.xml"), filepath.Join(dir, "bad.xml")
 	os.WriteFile(good, signed, 0o600)
 	os.WriteFile(bad, bytes.Replace(signed, []byte(">24.60</cbc:PayableAmount>"), []byte(">24.70</cbc:PayableAmount>"), 1), 0o600)
-	if out, err := xadesjs(t, "verify", good); err != nil || out != "valid" {
+	if out, err := testtool.Xadesjs(t, "verify", good); err != nil || out != "valid" {
 		t.Fatalf("xadesjs on ours: %v %s", err, out)
 	}
-	if out, err := xadesjs(t, "verify", bad); err == nil {
+	if out, err := testtool.Xadesjs(t, "verify", bad); err == nil {
 		t.Fatalf("xadesjs accepted a tampered document: %s", out)
 	}
 }
@@ -170,25 +143,12 @@ func TestXAdESVerifiedByXadesjs(t *testing.T) {
 // A document xadesjs signed (its signature placed in the UBL extension) verifies with ours, and passes
 // the schema and the rules; tampered, it does not verify.
 func TestXadesjsSignaturesVerify(t *testing.T) {
-	// xadesjs canonicalises SignedProperties inclusively, so the namespaces in scope where the signature
-	// ends up must be those it saw when signing: the extension's are declared on the document element.
-	placeholder := `<ext:UBLExtensions><ext:UBLExtension><ext:ExtensionURI>urn:oasis:names:specification:ubl:dsig:enveloped:xades</ext:ExtensionURI>` +
-		`<ext:ExtensionContent><sig:UBLDocumentSignatures><sac:SignatureInformation/></sig:UBLDocumentSignatures></ext:ExtensionContent>` +
-		`</ext:UBLExtension></ext:UBLExtensions>`
-	doc := strings.Replace(string(sampleInvoice(t)), "<cbc:CustomizationID>", placeholder+"<cbc:CustomizationID>", 1)
-	doc = strings.Replace(doc, `<Invoice xmlns=`, `<Invoice xmlns:ext="urn:oasis:names:specification:ubl:schema:xsd:CommonExtensionComponents-2" `+
-		`xmlns:sig="urn:oasis:names:specification:ubl:schema:xsd:CommonSignatureComponents-2" `+
-		`xmlns:sac="urn:oasis:names:specification:ubl:schema:xsd:SignatureAggregateComponents-2" xmlns=`, 1)
+	doc := testtool.WithUBLSignatureSlot(sampleInvoice(t))
 	dir := t.TempDir()
-	in, key, cert, out := filepath.Join(dir, "in.xml"), filepath.Join(dir, "key.pk8"), filepath.Join(dir, "cert.der"), filepath.Join(dir, "out.xml")
-	os.WriteFile(in, []byte(doc), 0o600)
-	pk8, err := x509.MarshalPKCS8PrivateKey(pki().seal.Signer)
-	if err != nil {
-		t.Fatal(err)
-	}
-	os.WriteFile(key, pk8, 0o600)
-	os.WriteFile(cert, pki().seal.Certificate.Raw, 0o600)
-	if msg, err := xadesjs(t, "sign", in, key, cert, out); err != nil {
+	in, out := filepath.Join(dir, "in.xml"), filepath.Join(dir, "out.xml")
+	os.WriteFile(in, doc, 0o600)
+	files := testtool.WriteSeal(t, pki().seal.Signer, pki().seal.Certificate)
+	if msg, err := testtool.Xadesjs(t, "sign", in, files.KeyDER, files.CertDER, out); err != nil {
 		t.Fatalf("xadesjs sign: %v %s", err, msg)
 	}
 	signed, _ := os.ReadFile(out)

@@ -40,7 +40,6 @@ type EntityChanges struct {
 	Transactions         *int64
 	ProcessStatesEnabled *bool
 	SignsItself          *bool
-	ServiceSigning       *bool
 	TestEntity           *bool
 }
 
@@ -115,11 +114,10 @@ func (s *Store) UpdateEntity(ctx context.Context, id int64, c EntityChanges) (En
 			transactions = coalesce(?, transactions),
 			process_states_enabled = coalesce(?, process_states_enabled),
 			signs_itself = coalesce(?, signs_itself),
-			service_signing = coalesce(?, service_signing),
 			test_entity = coalesce(?, test_entity),
 			updated_at = ?
 			WHERE id = ?`,
-			c.Name, c.PaysReceived, c.Transactions, c.ProcessStatesEnabled, c.SignsItself, c.ServiceSigning, c.TestEntity,
+			c.Name, c.PaysReceived, c.Transactions, c.ProcessStatesEnabled, c.SignsItself, c.TestEntity,
 			s.timestamp(), id)
 		if err != nil {
 			return err

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"einvoice/internal/corpus"
+	"einvoice/internal/testtool"
 	"einvoice/ubl"
 )
 
@@ -45,20 +46,8 @@ func manyLines(t testing.TB, n int) *ubl.Document {
 	return d
 }
 
-func needTool(t *testing.T, name string) string {
-	t.Helper()
-	path, err := exec.LookPath(name)
-	if err != nil {
-		if os.Getenv("CI") != "" {
-			t.Fatalf("%s is not installed (.ci/run installs it)", name)
-		}
-		t.Skipf("%s is not installed", name)
-	}
-	return path
-}
-
 func TestRenderIsAWellFormedPDFWithTheDocumentsText(t *testing.T) {
-	pdftotext, qpdf := needTool(t, "pdftotext"), needTool(t, "qpdf")
+	pdftotext, qpdf := testtool.Need(t, "pdftotext"), testtool.Need(t, "qpdf")
 	for name, d := range map[string]*ubl.Document{"one page": sample(t, "ilink-samples/isencao_linha.xml"), "many pages": manyLines(t, 120)} {
 		for _, lang := range []string{"pt", "en"} {
 			t.Run(name+"/"+lang, func(t *testing.T) {

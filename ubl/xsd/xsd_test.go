@@ -59,3 +59,16 @@ func TestTableIsUpToDate(t *testing.T) {
 		t.Fatal("ubl21.tbl is stale: run go generate ./ubl/xsd")
 	}
 }
+
+// xs:integer is unbounded, as in the official (Java) validator: a 20-octet certificate serial number
+// is a valid ds:X509SerialNumber, where libxml2 would stop at 24 digits.
+func TestIntegerIsUnbounded(t *testing.T) {
+	for value, want := range map[string]bool{
+		"1461501637330902918203684832716283019655932542975": true, // 2^160 - 1
+		"-12": true, "+0": true, "1.0": false, "1e3": false, "": false,
+	} {
+		if got := integerLexical(value, bInteger); got != want {
+			t.Errorf("%q: %v, want %v", value, got, want)
+		}
+	}
+}

@@ -1,0 +1,230 @@
+package main
+
+import (
+	"bufio"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"time"
+
+	"golang.org/x/term"
+
+	"einvoice/server"
+	"einvoice/signing"
+	"einvoice/store"
+)
+
+// maxPKCS12Size bounds the seal file read by `seal import`.
+const maxPKCS12Size = 1 << 20
+
+// sealWarningDays is how long before expiry `seal list` warns.
+const sealWarningDays = 30
+
+func sealImport(fs *flag.FlagSet) func(*adminEnv) error {
+	taxID := taxIDFlags(fs, "nif")
+	file := fs.String("file", "", "PKCS#12 file (.p12/.pfx) with the key, its certificate and the chain")
+	passwordFile := fs.String("password-file", "", "file whose first line is the PKCS#12 password")
+	passwordEnv := fs.String("password-env", "", "environment variable holding the PKCS#12 password")
+	return func(a *adminEnv) error {
+		country, nif, err := taxID()
+		if err != nil {
+			return err
+		}
+		if *file == "" {
+			return usagef("--file is required")
+		}
+		e, err := a.entity(country, nif)
+		if err != nil {
+			return err
+		}
+		data, err := readBounded(*file, maxPKCS12Size)
+		if err != nil {
+			return err
+		}
+		password, err := sealPassword(*passwordFile, *passwordEnv)
+		if err != nil {
+			return err
+		}
+		seal, err := signing.LoadPKCS12(data, password)
+		if err != nil {
+			return err
+		}
+		if err := sealFits(seal, e, time.Now()); err != nil {
+			return err
+		}
+		if err := server.KeepSeal(a.ctx, a.st, e.ID, seal); err != nil {
+			return err
+		}
+		kept, err := a.st.SealOf(a.ctx, e.ID)
+		if err != nil {
+			return err
+		}
+		return a.printSeals([]store.Seal{kept}, map[int64]store.Entity{e.ID: e})
+	}
+}
+
+// sealFits refuses a seal that cannot sign for the entity: expired, or naming another organisation.
+func sealFits(seal *signing.Seal, e store.Entity, now time.Time) error {
+	if err := seal.ValidAt(now); errors.Is(err, signing.ErrSealExpired) {
+		return err
+	}
+	if id := seal.OrganisationID(); id != "" && !strings.Contains(id, e.NIF) {
+		return fmt.Errorf("the seal's certificate names %q, not the entity's tax ID %s%s", id, e.Country, e.NIF)
+	}
+	return nil
+}
+
+// readBounded reads a file of at most limit bytes.
+func readBounded(path string, limit int64) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, limit+1))
+	if err != nil {
+		return nil, err
+	}
+	if int64(len(data)) > limit {
+		return nil, fmt.Errorf("%s is larger than %d bytes", path, limit)
+	}
+	return data, nil
+}
+
+// sealPassword takes the PKCS#12 password from a file, an environment variable, or the terminal (or the
+// first line of standard input when it is not a terminal).
+func sealPassword(file, env string) (string, error) {
+	switch {
+	case file != "" && env != "":
+		return "", usagef("give --password-file or --password-env, not both")
+	case file != "":
+		data, err := readBounded(file, 4096)
+		if err != nil {
+			return "", err
+		}
+		line, _, _ := strings.Cut(string(data), "\n")
+		return strings.TrimSuffix(line, "\r"), nil
+	case env != "":
+		v, ok := os.LookupEnv(env)
+		if !ok {
+			return "", fmt.Errorf("the environment variable %s is not set", env)
+		}
+		return v, nil
+	}
+	if fd := int(os.Stdin.Fd()); term.IsTerminal(fd) {
+		fmt.Fprint(os.Stderr, "PKCS#12 password: ")
+		p, err := term.ReadPassword(fd)
+		fmt.Fprintln(os.Stderr)
+		return string(p), err
+	}
+	line, err := bufio.NewReader(io.LimitReader(os.Stdin, 4096)).ReadString('\n')
+	if err != nil && !errors.Is(err, io.EOF) {
+		return "", err
+	}
+	return strings.TrimRight(line, "\r\n"), nil
+}
+
+func sealList(fs *flag.FlagSet) func(*adminEnv) error {
+	nifFlag := fs.String("nif", "", "only this entity's seal")
+	country := fs.String("country", "PT", "country of --nif")
+	return func(a *adminEnv) error {
+		seals, err := a.st.Seals(a.ctx)
+		if err != nil {
+			return err
+		}
+		entities := map[int64]store.Entity{}
+		es, err := a.st.Entities(a.ctx)
+		if err != nil {
+			return err
+		}
+		for _, e := range es {
+			entities[e.ID] = e
+		}
+		if *nifFlag != "" {
+			c, nif, err := parseTaxID("nif", *nifFlag, *country)
+			if err != nil {
+				return err
+			}
+			e, err := a.entity(c, nif)
+			if err != nil {
+				return err
+			}
+			seals = filterSeals(seals, e.ID)
+		}
+		return a.printSeals(seals, entities)
+	}
+}
+
+func filterSeals(seals []store.Seal, entityID int64) []store.Seal {
+	out := []store.Seal{}
+	for _, s := range seals {
+		if s.EntityID == entityID {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// sealView is a seal as `seal list` shows it.
+type sealView struct {
+	store.Seal
+	TaxID  string `json:"tax_id"`
+	Status string `json:"status"` // valid, expiring, expired, not_yet_valid
+	Note   string `json:"note"`
+}
+
+// sealStatus tells whether a seal can sign now and warns when its end is near.
+func sealStatus(s store.Seal, now time.Time) (status, note string) {
+	from, _ := time.Parse(time.RFC3339, s.NotBefore)
+	until, _ := time.Parse(time.RFC3339, s.NotAfter)
+	switch days := int(until.Sub(now).Hours() / 24); {
+	case now.Before(from):
+		return "not_yet_valid", "valid from " + from.Format(time.DateOnly)
+	case now.After(until):
+		return "expired", "expired on " + until.Format(time.DateOnly) + ": documents are refused until a new seal is imported"
+	case days < sealWarningDays:
+		return "expiring", fmt.Sprintf("WARNING: expires in %d days; import the renewed seal", days)
+	}
+	return "valid", ""
+}
+
+func (a *adminEnv) printSeals(seals []store.Seal, entities map[int64]store.Entity) error {
+	now := time.Now()
+	views := make([]sealView, len(seals))
+	for i, s := range seals {
+		e := entities[s.EntityID]
+		views[i] = sealView{Seal: s, TaxID: e.Country + e.NIF}
+		views[i].Status, views[i].Note = sealStatus(s, now)
+	}
+	return a.print(views, func(w io.Writer) {
+		fmt.Fprintln(w, "TAX ID\tSUBJECT\tISSUER\tVALID FROM\tVALID UNTIL\tSTATUS")
+		for _, v := range views {
+			fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%s %s\n", v.TaxID, v.Subject, v.Issuer, v.NotBefore, v.NotAfter, v.Status, v.Note)
+		}
+	})
+}
+
+func sealDelete(fs *flag.FlagSet) func(*adminEnv) error {
+	taxID := taxIDFlags(fs, "nif")
+	return func(a *adminEnv) error {
+		country, nif, err := taxID()
+		if err != nil {
+			return err
+		}
+		e, err := a.entity(country, nif)
+		if err != nil {
+			return err
+		}
+		if err := a.st.DeleteSeal(a.ctx, e.ID); errors.Is(err, store.ErrNotFound) {
+			return fmt.Errorf("the entity %s%s has no seal", country, nif)
+		} else if err != nil {
+			return err
+		}
+		return a.print(map[string]any{"deleted": true, "tax_id": country + nif}, func(w io.Writer) {
+			fmt.Fprintf(w, "seal of %s%s deleted: the service no longer signs its documents\n", country, nif)
+		})
+	}
+}
