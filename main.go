@@ -3,7 +3,7 @@
 // (CIUS-PT, PEPPOL BIS 3 orders) for the entities of its installation.
 //
 // This file is the composition root: it reads the command line and the configuration, opens the store,
-// and hands them to the server, the admin commands or the validator.
+// and hands them to the server, the admin commands, the validator or the support tools.
 package main
 
 import (
@@ -33,6 +33,10 @@ Usage:
   einvoice serve [--config FILE] [--data DIR] [--listen ADDR] [--demo]
   einvoice admin <noun> <verb> [--flags] [--json]     (einvoice admin help)
   einvoice validate [--profile auto|cius-pt|peppol-order] [--json] [--lang pt|en] PATH...
+  einvoice render [--lang pt|en] [-o OUT.pdf] FILE.xml     the visual PDF of a UBL document
+  einvoice sign (--nif NIF [--data DIR] | --p12 F.p12 [--password-file F | --password-env VAR]) [-o OUT] FILE
+                                                       XAdES-BES for an XML, PAdES for a PDF
+  einvoice verify [--json] FILE...                      checks every signature of XML and PDF files
   einvoice --new-config                                prints the documented example configuration
   einvoice version
 `
@@ -58,6 +62,12 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return admin(args[1:], stdout, stderr)
 	case "validate":
 		return validateCmd(args[1:], stdout, stderr)
+	case "render":
+		return renderCmd(args[1:], stdout, stderr)
+	case "sign":
+		return signCmd(args[1:], stdout, stderr)
+	case "verify":
+		return verifyCmd(args[1:], stdout, stderr)
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, usage)
 		return 0

@@ -122,7 +122,7 @@ func (s *Server) createDocument(c echo.Context) error {
 	for _, u := range uploads {
 		sent += int64(len(u.content))
 	}
-	if uploads, err = s.prepareUploads(issuer, seal, flags, model, uploads, string(in.QRCode), langOf(c)); err != nil {
+	if uploads, err = s.prepareUploads(issuer, seal, flags, model, uploads, langOf(c)); err != nil {
 		return err
 	}
 	embedUploads(model, uploads)

@@ -1,7 +1,6 @@
 package server
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -74,7 +73,7 @@ func verifyPDFs(uploads []upload, required func(upload) bool) error {
 // prepareUploads makes the files a structured-data document carries: the visual PDF (rendered when
 // none was sent) and the attachments, PDFs signed when the service signs for the issuer, or their
 // signatures verified when the issuer signs by itself.
-func (s *Server) prepareUploads(issuer store.Entity, seal *signing.Seal, flags deliveryFlags, m *ubl.Document, uploads []upload, qrCode, lang string) ([]upload, error) {
+func (s *Server) prepareUploads(issuer store.Entity, seal *signing.Seal, flags deliveryFlags, m *ubl.Document, uploads []upload, lang string) ([]upload, error) {
 	hasVisual := false
 	for _, u := range uploads {
 		hasVisual = hasVisual || u.field == "file"
@@ -88,7 +87,7 @@ func (s *Server) prepareUploads(issuer store.Entity, seal *signing.Seal, flags d
 		}
 	}
 	if !hasVisual {
-		rendered, err := pdf.Render(m, pdf.Options{Lang: lang, QRCode: qrCode, Now: s.now()})
+		rendered, err := pdf.Render(m, pdf.Options{Lang: lang, Now: s.now()})
 		if err != nil {
 			return nil, fmt.Errorf("rendering the PDF: %w", err)
 		}
@@ -156,17 +155,7 @@ func (s *Server) documentPDF(ctx context.Context, d store.Document, lang string)
 	if err := json.Unmarshal(full.Data, &m); err != nil {
 		return f, err
 	}
-	qr := ""
-	if files, err := s.store.DocumentFiles(ctx, d.ID); err == nil {
-		for _, file := range files {
-			if file.Name == "QR_CODE.txt" {
-				if q, err := s.store.DocumentFile(ctx, d.ID, file.ID); err == nil {
-					qr = string(bytes.TrimSpace(q.Content))
-				}
-			}
-		}
-	}
-	rendered, err := pdf.Render(&m, pdf.Options{Lang: lang, QRCode: qr, Now: s.now()})
+	rendered, err := pdf.Render(&m, pdf.Options{Lang: lang, Now: s.now()})
 	if err != nil {
 		return f, err
 	}

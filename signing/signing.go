@@ -106,11 +106,11 @@ func (s *Seal) isECDSA() bool {
 
 // SignatureInfo describes one verified signature.
 type SignatureInfo struct {
-	Kind    string // XAdES-BES, XMLDSig, PAdES, PKCS#7
-	Signer  string // the certificate's subject
-	Issuer  string
-	Serial  string
-	Covered string // what it covers: the whole document, or a byte range ending before the end
+	Kind    string `json:"kind"`   // XAdES-BES, XMLDSig, PAdES, PKCS#7
+	Signer  string `json:"signer"` // the certificate's subject
+	Issuer  string `json:"issuer"`
+	Serial  string `json:"serial"`
+	Covered string `json:"covered"` // what it covers: the whole document, or a byte range ending before the end
 }
 
 // ErrInvalidSignature is a signature that does not verify; the wrapping error says why.

@@ -6,6 +6,7 @@ package pdf
 
 import (
 	"bytes"
+	"encoding/base64"
 	"fmt"
 	"strings"
 	"time"
@@ -21,7 +22,7 @@ import (
 // Options tune a rendering.
 type Options struct {
 	Lang   string    // "pt" (the default) or "en"
-	QRCode string    // the AT QR code text; built from the document when empty
+	QRCode string    // the AT QR code text; else the document's QR_CODE attachment, else built from the document
 	Now    time.Time // written as the PDF's creation date (zero: the issue date)
 }
 
@@ -510,6 +511,9 @@ func (r *renderer) section(title string, lines []string) {
 func (r *renderer) qrCode() {
 	text := r.opts.QRCode
 	if text == "" {
+		text = embeddedQRCode(r.d)
+	}
+	if text == "" {
 		text = ATQRCode(r.d)
 	}
 	code, err := qr.Encode(text, qr.M)
@@ -634,6 +638,18 @@ func atcudOf(d *ubl.Document) string {
 	for _, a := range d.Attachments {
 		if a.IDScheme == "ANG" && a.ID != "NA" {
 			return a.ID
+		}
+	}
+	return ""
+}
+
+// embeddedQRCode is the AT QR code text the document carries as its QR_CODE attachment.
+func embeddedQRCode(d *ubl.Document) string {
+	for _, a := range d.Attachments {
+		if a.Description == "QR_CODE" && a.Content != "" {
+			if text, err := base64.StdEncoding.DecodeString(a.Content); err == nil {
+				return strings.TrimSpace(string(text))
+			}
 		}
 	}
 	return ""
