@@ -10,6 +10,7 @@ import (
 
 	"einvoice/store"
 	"einvoice/ubl"
+	"einvoice/ubl/pdf"
 
 	"github.com/shopspring/decimal"
 )
@@ -430,6 +431,7 @@ func buildDocument(in *documentData, issuer store.Entity) (*ubl.Document, error)
 
 	ubl.Complete(d)
 	checkSentAmounts(b, in, d)
+	completeQRCode(d)
 	return d, b.err()
 }
 
@@ -768,13 +770,25 @@ func buildWithholdings(b *fieldBuilder, in *documentData, d *ubl.Document) {
 	}
 }
 
-// buildQRCode embeds the AT QR code, with the ATCUD as its reference.
+// buildQRCode embeds the AT QR code, with the ATCUD as its reference. With an ATCUD and no QR code,
+// the code is built from the document once its amounts are known (completeQRCode).
 func buildQRCode(b *fieldBuilder, in *documentData, d *ubl.Document) {
-	if qr := b.str("qr_code", in.QRCode, false, 1000); qr != "" {
-		d.Attachments = append(d.Attachments, ubl.Attachment{
-			ID: orText(b.str("atcud", in.ATCUD, false, 50), "NA"), IDScheme: "ANG", Description: "QR_CODE",
-			MIMEType: "text/plain", Filename: "QR_CODE.txt", Content: base64.StdEncoding.EncodeToString([]byte(qr)),
-		})
+	qr, atcud := b.str("qr_code", in.QRCode, false, 1000), b.str("atcud", in.ATCUD, false, 50)
+	if qr == "" && atcud == "" {
+		return
+	}
+	d.Attachments = append(d.Attachments, ubl.Attachment{
+		ID: orText(atcud, "NA"), IDScheme: "ANG", Description: "QR_CODE",
+		MIMEType: "text/plain", Filename: "QR_CODE.txt", Content: base64.StdEncoding.EncodeToString([]byte(qr)),
+	})
+}
+
+// completeQRCode writes the AT QR code (Portaria 195/2020) the integrator did not send.
+func completeQRCode(d *ubl.Document) {
+	for i, a := range d.Attachments {
+		if a.Description == "QR_CODE" && a.Content == "" {
+			d.Attachments[i].Content = base64.StdEncoding.EncodeToString([]byte(pdf.ATQRCode(d)))
+		}
 	}
 }
 

@@ -184,7 +184,7 @@ func KeepSeal(ctx context.Context, st *store.Store, entityID int64, seal *signin
 	}
 	c := seal.Certificate
 	return st.SaveSeal(ctx, store.Seal{
-		EntityID: entityID, Subject: c.Subject.String(), Issuer: c.Issuer.String(), Serial: c.SerialNumber.Text(16),
+		EntityID: entityID, Subject: signing.DisplayName(c.Subject), Issuer: signing.DisplayName(c.Issuer), Serial: c.SerialNumber.Text(16),
 		NotBefore: c.NotBefore.UTC().Format(time.RFC3339), NotAfter: c.NotAfter.UTC().Format(time.RFC3339), Key: key, Chain: chain,
 	})
 }

@@ -342,5 +342,5 @@ func verifyPDFSignature(pdf []byte, f *pdfFile, s pdfDict) (SignatureInfo, error
 		covered = "the file up to byte " + strconv.FormatInt(r[2]+r[3], 10) + " of " + strconv.FormatInt(n, 10)
 	}
 	c := cms.signer
-	return SignatureInfo{Kind: kind, Signer: c.Subject.String(), Issuer: c.Issuer.String(), Serial: c.SerialNumber.String(), Covered: covered}, nil
+	return SignatureInfo{Kind: kind, Signer: DisplayName(c.Subject), Issuer: DisplayName(c.Issuer), Serial: c.SerialNumber.String(), Covered: covered}, nil
 }

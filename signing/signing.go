@@ -13,9 +13,11 @@ import (
 	"crypto/x509"
 	"crypto/x509/pkix"
 	"encoding/asn1"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"math/big"
+	"strings"
 	"time"
 
 	"software.sslmate.com/src/go-pkcs12"
@@ -202,4 +204,20 @@ func (s *Seal) OrganisationID() string {
 		}
 	}
 	return s.Certificate.Subject.SerialNumber
+}
+
+// DisplayName is a distinguished name as people read it: RFC 4514, with the organizationIdentifier of
+// seal certificates by name (Go writes attributes it does not know as hexadecimal BER).
+func DisplayName(n pkix.Name) string {
+	s := n.String()
+	for _, a := range n.Names {
+		v, ok := a.Value.(string)
+		if !ok || !a.Type.Equal(oidOrganizationIdentifier) {
+			continue
+		}
+		if der, err := asn1.Marshal(v); err == nil {
+			s = strings.Replace(s, "2.5.4.97=#"+hex.EncodeToString(der), "organizationIdentifier="+v, 1)
+		}
+	}
+	return s
 }

@@ -442,7 +442,7 @@ func verifySignatureElement(root, sig *etree.Element) (SignatureInfo, error) {
 	if err != nil {
 		return SignatureInfo{}, err
 	}
-	info := SignatureInfo{Kind: "XMLDSig", Signer: cert.Subject.String(), Issuer: cert.Issuer.String(), Serial: cert.SerialNumber.String()}
+	info := SignatureInfo{Kind: "XMLDSig", Signer: DisplayName(cert.Subject), Issuer: DisplayName(cert.Issuer), Serial: cert.SerialNumber.String()}
 	coversDocument := false
 	for _, ref := range children(signedInfo, nsDS, "Reference") {
 		uri := ref.SelectAttrValue("URI", "")

@@ -33,6 +33,7 @@ const (
 	contentW     = pageW - 2*margin
 	rowH         = 4.6
 	footerH      = 14.0
+	qrSize       = 30.0 // the AT QR code: at least 30 mm
 )
 
 // Render writes the PDF.
@@ -63,10 +64,9 @@ func Render(d *ubl.Document, opts Options) ([]byte, error) {
 	r.references()
 	r.lines()
 	r.breakdown()
-	r.totals()
+	r.totalsAndQRCode()
 	r.payment()
 	r.notes()
-	r.qrCode()
 	if err := f.Error(); err != nil {
 		return nil, err
 	}
@@ -398,8 +398,21 @@ func (r *renderer) breakdown() {
 	f.Ln(4)
 }
 
-func (r *renderer) totals() {
-	f, d := r.f, r.d
+// totalsAndQRCode draws the totals on the right and the AT QR code beside them on the left.
+func (r *renderer) totalsAndQRCode() {
+	rows := r.totalRows()
+	r.ensure(max(float64(len(rows))*5+8, qrSize+4.5) + 5)
+	top := r.f.GetY()
+	r.totals(rows)
+	bottom := r.f.GetY()
+	r.f.SetY(top)
+	r.qrCode()
+	r.f.SetY(max(bottom, r.f.GetY()) + 5)
+}
+
+// totalRows are the label and amount of each total before the amount payable.
+func (r *renderer) totalRows() [][2]string {
+	d := r.d
 	t := d.Totals
 	rows := [][2]string{{r.l.lineTotal, r.money(t.LineNet)}}
 	if t.AllowanceTotal != nil && !t.AllowanceTotal.IsZero() {
@@ -423,7 +436,12 @@ func (r *renderer) totals() {
 		}
 		rows = append(rows, [2]string{strings.TrimSpace(r.l.withholding + " " + kind), r.money(w.Amount)})
 	}
-	r.ensure(float64(len(rows))*5 + 12)
+	return rows
+}
+
+// totals draws the total rows and the amount payable, right-aligned.
+func (r *renderer) totals(rows [][2]string) {
+	f, d, t := r.f, r.d, r.d.Totals
 	x := margin + contentW - 80
 	r.font("", 8.5)
 	for _, row := range rows {
@@ -440,7 +458,6 @@ func (r *renderer) totals() {
 	f.CellFormat(50, 8, r.l.payable, "", 0, "R", true, 0, "")
 	f.CellFormat(30, 8, r.money(t.Payable)+" "+d.Currency, "", 1, "R", true, 0, "")
 	r.black()
-	f.Ln(5)
 }
 
 func (r *renderer) payment() {
@@ -507,7 +524,7 @@ func (r *renderer) section(title string, lines []string) {
 	f.Ln(3)
 }
 
-// qrCode draws the AT QR code (at least 30 mm, error correction M) with the ATCUD under it.
+// qrCode draws the AT QR code (at least 30 mm, error correction M) with the ATCUD above it.
 func (r *renderer) qrCode() {
 	text := r.opts.QRCode
 	if text == "" {
@@ -520,10 +537,16 @@ func (r *renderer) qrCode() {
 	if err != nil {
 		return
 	}
-	const size = 30.0
+	const size = qrSize
 	f := r.f
-	r.ensure(size + 8)
 	x, y := margin, f.GetY()
+	if atcud := atcudOf(r.d); atcud != "" { // immediately above the code
+		r.font("", 7.5)
+		r.black()
+		f.SetXY(x, y)
+		f.CellFormat(size, 4, "ATCUD: "+atcud, "", 0, "L", false, 0, "")
+		y += 4.5
+	}
 	n := code.Size
 	cell := size / float64(n)
 	f.SetFillColor(0, 0, 0)
@@ -541,13 +564,7 @@ func (r *renderer) qrCode() {
 			col = run
 		}
 	}
-	r.font("", 7)
-	r.gray()
-	if atcud := atcudOf(r.d); atcud != "" {
-		f.SetXY(x, y+size+0.5)
-		f.CellFormat(size, 3.5, "ATCUD: "+atcud, "", 0, "C", false, 0, "")
-	}
-	f.SetY(y + size + 5)
+	f.SetY(y + size)
 }
 
 func (r *renderer) footer() {
@@ -559,7 +576,11 @@ func (r *renderer) footer() {
 	f.Line(margin, f.GetY()-1, margin+contentW, f.GetY()-1)
 	r.gray()
 	f.SetX(margin)
-	f.CellFormat(contentW/2, 4, r.l.title(r.d)+" "+r.d.Number, "", 0, "L", false, 0, "")
+	left := r.l.title(r.d) + " " + r.d.Number
+	if atcud := atcudOf(r.d); atcud != "" {
+		left += "  ·  ATCUD: " + atcud // on every page (Portaria 195/2020)
+	}
+	f.CellFormat(contentW/2, 4, left, "", 0, "L", false, 0, "")
 	f.CellFormat(contentW/2, 4, fmt.Sprintf("%s %d/{nb}", r.l.page, f.PageNo()), "", 0, "R", false, 0, "")
 	// The footer runs when a table breaks the page: what was being written resumes as it was.
 	r.textColor(color[0], color[1], color[2])
