@@ -3,6 +3,7 @@ package server
 import (
 	"bytes"
 	"context"
+	"encoding/base64"
 	"errors"
 	"os"
 	"os/exec"
@@ -113,6 +114,25 @@ func TestServiceSignsWithTheIssuersSeal(t *testing.T) {
 		}
 	}
 
+	// PDF attachments are signed too; others are kept as sent.
+	attachment := renderedPDF(t)
+	body, ct := multipartBody(t, formFields(t, invoiceJSON("S-ATT", env.customer.NIF, "")),
+		map[string][]byte{"files[0]": attachment, "files[1]": []byte("a;b\n1;2\n")})
+	id = created(t, env.post("/documents", env.entity, ct, body))
+	doc := data(env.do("GET", "/api/v1/en/apps/documents/"+id, env.as(env.entity, ""), ""))
+	signedPDFs := 0
+	for _, a := range doc["attachments"].([]any) {
+		att := a.(map[string]any)
+		file := att["file"].(string)
+		content := env.file(id, file[strings.Index(file, "files/"):])
+		if att["mime_type"] == "application/pdf" && pdfSignature(t, content) == "PAdES" {
+			signedPDFs++
+		}
+	}
+	if signedPDFs != 2 { // the rendered visual PDF and the attachment
+		t.Fatalf("%d signed PDFs among %v", signedPDFs, doc["attachments"])
+	}
+
 	// The XML method: the XML is signed, and the PDF rendered for it on demand too.
 	id = created(t, env.post("/documentsUBL", env.entity, "application/xml", string(buildXML(t, env, "S-UBL", env.customer.NIF))))
 	if x, p := xmlSignature(t, env.file(id, "xml")), pdfSignature(t, env.file(id, "pdf")); x != "XAdES-BES" || p != "PAdES" {
@@ -218,6 +238,16 @@ func TestSelfSigningIssuersSignaturesAreVerified(t *testing.T) {
 		t.Fatal("nothing tampered")
 	}
 	expectError(t, env.post("/documentsUBL", env.entity, "application/xml", string(tampered)), 400, "document:e217")
+	stranger, err := signing.SelfSignedSeal("Outra", "500000000", now.Add(-time.Hour), now.Add(time.Hour))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ours, theirs := base64.StdEncoding.EncodeToString(seal.Certificate.Raw), base64.StdEncoding.EncodeToString(stranger.Certificate.Raw)
+	otherCert := bytes.Replace(signed, []byte(ours), []byte(theirs), 1)
+	if bytes.Equal(otherCert, signed) {
+		t.Fatal("certificate not replaced")
+	}
+	expectError(t, env.post("/documentsUBL", env.entity, "application/xml", string(otherCert)), 400, "document:e217")
 	id := created(t, env.post("/documentsUBL", env.entity, "application/xml", string(signed)))
 	if !bytes.Equal(env.file(id, "xml"), signed) {
 		t.Fatal("the issuer's signed XML was not kept as sent")
@@ -236,7 +266,7 @@ func TestSelfSigningIssuersSignaturesAreVerified(t *testing.T) {
 	expectError(t, env.post("/documentsUBL", env.entity, "application/xml", string(tampered)), 400, "document:e217")
 
 	// The data method: the visual PDF must carry a valid signature (PAdES or PKCS#7).
-	visual := renderedPDF(t, env)
+	visual := renderedPDF(t)
 	padesPDF, err := signing.SignPDF(visual, seal, now, signing.PDFOptions{})
 	if err != nil {
 		t.Fatal(err)
@@ -274,7 +304,7 @@ func TestSelfSigningIssuersSignaturesAreVerified(t *testing.T) {
 }
 
 // renderedPDF is the unsigned visual PDF the service renders for an invoice.
-func renderedPDF(t *testing.T, env *docEnv) []byte {
+func renderedPDF(t *testing.T) []byte {
 	t.Helper()
 	other := newDocEnv(t)
 	id := created(t, other.post("/documents", other.entity, "application/json", invoiceJSON("V1", other.customer.NIF, "")))
