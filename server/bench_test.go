@@ -112,6 +112,25 @@ func BenchmarkCreateDocumentUBL(b *testing.B) {
 	b.ReportMetric(float64(medianOf(times).Microseconds())/1000, "median-ms")
 }
 
+// BenchmarkCreateDocumentUBLSigned is the same with a seal: the XML is signed (XAdES-BES) before it is
+// stored.
+func BenchmarkCreateDocumentUBLSigned(b *testing.B) {
+	env := benchEnv(b)
+	if err := KeepSeal(context.Background(), env.st, env.entity.ID, issuerSeal()); err != nil {
+		b.Fatal(err)
+	}
+	template := typicalXML(b, env, "BENCH-NUMBER")
+	var times []time.Duration
+	n := 0
+	for b.Loop() {
+		n++
+		start := time.Now()
+		env.postXML(b, strings.Replace(template, "BENCH-NUMBER", fmt.Sprintf("FT S/%d", n), 1))
+		times = append(times, time.Since(start))
+	}
+	b.ReportMetric(float64(medianOf(times).Microseconds())/1000, "median-ms")
+}
+
 // BenchmarkCreateDocumentUBLParallel is the sustained rate with as many concurrent clients as cores
 // (and a few more, as a busy integrator would send): documents a second.
 func BenchmarkCreateDocumentUBLParallel(b *testing.B) {
