@@ -193,8 +193,9 @@ func SelfSignedSeal(organisation, nif string, notBefore, notAfter time.Time) (*S
 	return NewSeal(key, []*x509.Certificate{cert})
 }
 
-// OrganisationID is the organisation the seal's certificate names (organizationIdentifier, such as
-// VATPT-508025338, or else the subject's serial number); empty when it names none.
+// OrganisationID is the organisation the seal's certificate names in the ETSI EN 319 412-1 form
+// (VATPT-508025338, NTRPT-…): its organizationIdentifier, or a subject serial number of that form;
+// empty when it names none.
 func (s *Seal) OrganisationID() string {
 	for _, n := range s.Certificate.Subject.Names {
 		if n.Type.Equal(oidOrganizationIdentifier) {
@@ -203,7 +204,10 @@ func (s *Seal) OrganisationID() string {
 			}
 		}
 	}
-	return s.Certificate.Subject.SerialNumber
+	if sn := s.Certificate.Subject.SerialNumber; strings.HasPrefix(sn, "VAT") || strings.HasPrefix(sn, "NTR") {
+		return sn
+	}
+	return ""
 }
 
 // DisplayName is a distinguished name as people read it: RFC 4514, with the organizationIdentifier of
