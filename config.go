@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io/fs"
 	"log/slog"
+	"net/mail"
 	"os"
 	"path/filepath"
 	"strings"
@@ -30,6 +31,7 @@ type Config struct {
 	Environment server.EnvironmentConfig `toml:"environment"`
 	Jobs        server.JobsConfig        `toml:"jobs"`
 	Webhooks    server.WebhooksConfig    `toml:"webhooks"`
+	Mail        server.MailConfig        `toml:"mail"`
 	Log         LogConfig                `toml:"log"`
 }
 
@@ -53,8 +55,10 @@ type LogConfig struct {
 
 // Environment variables that override the file.
 const (
-	envSecretKey = "EINVOICE_SECRET_KEY"
-	envConfig    = "EINVOICE_CONFIG"
+	envSecretKey    = "EINVOICE_SECRET_KEY"
+	envConfig       = "EINVOICE_CONFIG"
+	envSMTPPassword = "EINVOICE_SMTP_PASSWORD"
+	envIMAPPassword = "EINVOICE_IMAP_PASSWORD"
 )
 
 func defaultConfig() Config {
@@ -67,6 +71,7 @@ func defaultConfig() Config {
 		Environment: server.EnvironmentConfig{Mode: "production"},
 		Jobs:        server.JobsConfig{MaintenanceInterval: 10 * time.Minute, Timeout: 5 * time.Minute},
 		Webhooks:    server.DefaultWebhooks(),
+		Mail:        server.DefaultMail(),
 		Log:         LogConfig{Level: "info", Format: "text"},
 	}
 }
@@ -84,6 +89,12 @@ func loadConfig(path string) (Config, error) {
 	}
 	if v := os.Getenv(envSecretKey); v != "" {
 		cfg.Security.SecretKey = v
+	}
+	if v := os.Getenv(envSMTPPassword); v != "" {
+		cfg.Mail.SMTP.Password = v
+	}
+	if v := os.Getenv(envIMAPPassword); v != "" {
+		cfg.Mail.Bounces.Password = v
 	}
 	return cfg, cfg.validate()
 }
@@ -129,6 +140,21 @@ func (c Config) validate() error {
 	for _, d := range c.Webhooks.RetrySchedule {
 		check(d > 0, "webhooks.retry_schedule waits must be positive")
 	}
+	m := c.Mail
+	check(m.Transport == "" || m.Transport == "smtp" || m.Transport == "outbox", "mail.transport must be \"smtp\" or \"outbox\"")
+	check(validAddress(m.FromAddress), "mail.from_address %q is not an e-mail address", m.FromAddress)
+	check(m.ReplyTo == "" || validAddress(m.ReplyTo), "mail.reply_to %q is not an e-mail address", m.ReplyTo)
+	check(m.ReturnPath == "" || validAddress(m.ReturnPath), "mail.return_path %q is not an e-mail address", m.ReturnPath)
+	check(m.Interval > 0 && m.Batch >= 1 && m.Batch <= 10000, "mail.interval must be positive and mail.batch between 1 and 10000")
+	check(len(m.RetrySchedule) <= 100, "mail.retry_schedule has at most 100 waits")
+	for _, d := range m.RetrySchedule {
+		check(d > 0, "mail.retry_schedule waits must be positive")
+	}
+	check(m.SMTP.Timeout > 0 && m.SMTP.Port >= 0 && m.SMTP.Port < 65536, "mail.smtp.timeout must be positive and mail.smtp.port a port")
+	check(m.SMTP.TLS == "starttls" || m.SMTP.TLS == "opportunistic" || m.SMTP.TLS == "tls" || m.SMTP.TLS == "none",
+		"mail.smtp.tls must be starttls, opportunistic, tls or none")
+	check(m.Bounces.MaxSize >= 1<<10 && m.Bounces.Interval > 0, "mail.bounces.max_size must be at least 1024 and mail.bounces.interval positive")
+	check(m.Bounces.TLS == "tls" || m.Bounces.TLS == "starttls" || m.Bounces.TLS == "none", "mail.bounces.imap_tls must be tls, starttls or none")
 	check(c.Log.Format == "text" || c.Log.Format == "json", "log.format must be \"text\" or \"json\"")
 	var lvl slog.Level
 	check(lvl.UnmarshalText([]byte(c.Log.Level)) == nil, "log.level %q is not a level", c.Log.Level)
@@ -144,7 +170,23 @@ func (c Config) serverConfig() server.Config {
 		Environment: c.Environment,
 		Jobs:        c.Jobs,
 		Webhooks:    c.Webhooks,
+		Mail:        c.mailConfig(),
 	}
+}
+
+// mailConfig is the [mail] section with the outbox folder inside the data folder unless set.
+func (c Config) mailConfig() server.MailConfig {
+	m := c.Mail
+	if m.OutboxDir == "" {
+		m.OutboxDir = filepath.Join(c.Storage.DataDir, "mail-outbox")
+	}
+	return m
+}
+
+// validAddress accepts a bare e-mail address.
+func validAddress(s string) bool {
+	a, err := mail.ParseAddress(s)
+	return err == nil && a.Address == s
 }
 
 // secretKey is the configured key, or the one kept in <data>/secret.key (created on first use).

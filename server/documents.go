@@ -346,16 +346,7 @@ func (s *Server) getDocument(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	ctx := c.Request().Context()
-	files, err := s.store.DocumentFiles(ctx, d.ID)
-	if err != nil {
-		return err
-	}
-	history, err := s.store.History(ctx, d.ID)
-	if err != nil {
-		return err
-	}
-	v, err := viewDocument(d, files, history, actingEntity(c).ID, apiFileURL(c, d.ID), langOf(c))
+	v, err := s.documentView(c.Request().Context(), d, actingEntity(c).ID, apiFileURL(c, d.ID), langOf(c))
 	if err != nil {
 		return err
 	}
@@ -380,6 +371,12 @@ var historyTexts = map[string][2]string{
 	store.StateSent:     {"Documento enviado ao cliente.", "Document sent to the customer."},
 	store.StateAccepted: {"Documento aceite pelo cliente.", "Document accepted by the customer."},
 	store.StateRejected: {"Documento rejeitado pelo cliente.", "Document rejected by the customer."},
+	"email_queued":      {"E-mail em fila de envio.", "E-mail queued for sending."},
+	"email_sent":        {"E-mail aceite pelo servidor de correio.", "E-mail accepted by the mail server."},
+	"email_retry":       {"Envio do e-mail falhou; nova tentativa agendada.", "E-mail sending failed; another try is scheduled."},
+	"email_failed":      {"Envio do e-mail falhou definitivamente.", "E-mail sending failed for good."},
+	"email_returned":    {"E-mail devolvido pelo servidor de destino.", "E-mail returned by the receiving server."},
+	"email_opened":      {"E-mail lido pelo destinatário.", "E-mail read by the recipient."},
 }
 
 // documentHistory is GET /apps/documents/{id}/history: state changes, edits and e-mails, oldest first.

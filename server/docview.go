@@ -1,6 +1,7 @@
 package server
 
 import (
+	"context"
 	"encoding/hex"
 	"encoding/json"
 	"strconv"
@@ -316,13 +317,32 @@ type attachmentView struct {
 	Hash       string `json:"hash"`
 }
 
+// emailView is an e-mail record (spec 2.4): created_at is when the mail server accepted it, null
+// before; state and error say more than b_sent (queued, sent, failed, returned).
 type emailView struct {
 	ID        string       `json:"id"`
 	BOpen     bool         `json:"b_open"`
 	BSent     bool         `json:"b_sent"`
-	CreatedAt string       `json:"created_at"`
+	CreatedAt *string      `json:"created_at"`
 	OpenedAt  *string      `json:"opened_at"`
 	Address   emailAddress `json:"address"`
+	State     string       `json:"state"`
+	Error     string       `json:"error,omitempty"`
+}
+
+func viewEmail(e store.Email) emailView {
+	v := emailView{ID: strconv.FormatInt(e.ID, 10), BOpen: e.OpenedAt != "", BSent: e.State == store.EmailSent,
+		Address: emailAddress{Emails: []string{e.Address}}, State: e.State}
+	if e.SentAt != "" {
+		v.CreatedAt = &e.SentAt
+	}
+	if e.OpenedAt != "" {
+		v.OpenedAt = &e.OpenedAt
+	}
+	if e.State != store.EmailSent {
+		v.Error = e.LastError
+	}
+	return v
 }
 
 type emailAddress struct {
@@ -334,8 +354,33 @@ var currencySymbols = map[string]string{"EUR": "€", "USD": "$", "GBP": "£", "
 // fileURL gives the address of one of a document's files: "xml", "pdf", or a file id.
 type fileURL func(file string) string
 
+// documentRecords are what a document's view shows beside the document itself.
+type documentRecords struct {
+	files   []store.File
+	history []store.HistoryEntry
+	emails  []store.Email // only the issuer's view shows them
+}
+
+// documentView reads a document's records and builds its view as the viewer sees it.
+func (s *Server) documentView(ctx context.Context, d store.Document, viewer int64, url fileURL, lang string) (documentView, error) {
+	var r documentRecords
+	var err error
+	if r.files, err = s.store.DocumentFiles(ctx, d.ID); err != nil {
+		return documentView{}, err
+	}
+	if r.history, err = s.store.History(ctx, d.ID); err != nil {
+		return documentView{}, err
+	}
+	if viewer == d.IssuerID {
+		if r.emails, err = s.store.DocumentEmails(ctx, d.ID); err != nil {
+			return documentView{}, err
+		}
+	}
+	return viewDocument(d, r, viewer, url, lang)
+}
+
 // viewDocument builds the whole view as the viewer (issuer or recipient) sees it.
-func viewDocument(d store.Document, files []store.File, history []store.HistoryEntry, viewer int64, url fileURL, lang string) (documentView, error) {
+func viewDocument(d store.Document, r documentRecords, viewer int64, url fileURL, lang string) (documentView, error) {
 	var m ubl.Document
 	if err := json.Unmarshal(d.Data, &m); err != nil {
 		return documentView{}, err
@@ -421,12 +466,15 @@ func viewDocument(d store.Document, files []store.File, history []store.HistoryE
 			v.ATCUD = a.ID
 		}
 	}
-	for _, f := range files {
+	for _, f := range r.files {
 		av := attachmentView{Type: fileType(f), File: url(strconv.FormatInt(f.ID, 10)), Identifier: f.Name,
 			UBLType: strings.ToLower(ublTypeOf(f, &m)), MIMEType: f.MIME, Size: f.Size, Hash: hex.EncodeToString(f.SHA256)}
 		v.Attachments = append(v.Attachments, av)
 	}
-	for _, h := range history {
+	for _, e := range r.emails {
+		v.Emails = append(v.Emails, viewEmail(e))
+	}
+	for _, h := range r.history {
 		if h.Kind == "state" && h.State == store.StateRejected {
 			var data struct {
 				Reason string `json:"reason"`

@@ -159,10 +159,17 @@ func (s *Server) issue(ctx context.Context, req issueRequest) (issued, error) {
 			return err
 		}
 		out.doc = doc
-		return recordChange(tx, &doc, previous, out.edited, recipient)
+		if err := recordChange(tx, &doc, previous, out.edited, recipient); err != nil {
+			return err
+		}
+		if doc.SendByEmail && len(doc.EmailAddresses) > 0 {
+			return s.queueEmails(tx, &doc, req.lang)
+		}
+		return nil
 	})
 	if err == nil {
 		s.jobs.trigger(jobWebhooks)
+		s.jobs.trigger(jobEmails)
 	}
 	return out, err
 }
@@ -329,7 +336,7 @@ func chargeTransactions(tx *store.Tx, req issueRequest, d *store.Document, recip
 }
 
 // recordChange writes what a creation or an edit means for others: history, the issuer's
-// states-report event and webhooks, the recipient's received webhook, e-mail work in the outbox.
+// states-report event and webhooks, the recipient's received webhook.
 func recordChange(tx *store.Tx, d *store.Document, previous string, edited bool, recipient *store.Entity) error {
 	if edited {
 		if err := tx.AddHistory(store.HistoryEntry{DocumentID: d.ID, Kind: "edit", Description: "edited"}); err != nil {
@@ -345,9 +352,6 @@ func recordChange(tx *store.Tx, d *store.Document, previous string, edited bool,
 		if err := tx.EnqueueWebhooks(recipient.ID, d.ID, eventReceived, nil); err != nil {
 			return err
 		}
-	}
-	if d.SendByEmail && len(d.EmailAddresses) > 0 {
-		return tx.Enqueue("email", d.IssuerID, d.ID, map[string]any{"document_id": d.ID, "addresses": d.EmailAddresses, "edits": d.Edits})
 	}
 	return nil
 }

@@ -152,7 +152,17 @@ func (s *Server) scheduleJobs() error {
 	return errors.Join(
 		s.jobs.every(s.cfg.Jobs.MaintenanceInterval, job{name: "maintenance", run: s.maintenance}),
 		s.jobs.every(s.cfg.Webhooks.Interval, job{name: jobWebhooks, run: s.deliverWebhooks, quiet: true}),
+		s.jobs.every(s.cfg.Mail.Interval, job{name: jobEmails, run: s.deliverEmails, quiet: true}),
+		s.scheduleBounceMailbox(),
 	)
+}
+
+// scheduleBounceMailbox reads the IMAP mailbox of returned mail, when one is configured.
+func (s *Server) scheduleBounceMailbox() error {
+	if s.cfg.Mail.Bounces.Host == "" {
+		return nil
+	}
+	return s.jobs.every(s.cfg.Mail.Bounces.Interval, job{name: jobBounces, run: s.readBounceMailbox})
 }
 
 // maintenance forgets expired access tokens and old nonces and lets SQLite refresh its statistics.

@@ -33,6 +33,7 @@ func (s *Server) routes() *echo.Echo {
 
 	e.GET("/healthz", s.healthz)
 	e.GET("/public/documents/:id/:file", s.publicDownload)
+	e.GET("/public/emails/:token", s.emailOpened)
 	e.GET("/metrics", echo.WrapHandler(promhttp.HandlerFor(s.metrics.registry, promhttp.HandlerOpts{})))
 
 	// Middleware is attached per route, not per group: a group with middleware answers every unknown

@@ -6,6 +6,7 @@ package server
 import (
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"net"
 	"net/http"
@@ -13,6 +14,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"einvoice/mailer"
 	"einvoice/store"
 
 	"github.com/labstack/echo/v4"
@@ -67,6 +69,7 @@ type Config struct {
 	Environment EnvironmentConfig
 	Jobs        JobsConfig
 	Webhooks    WebhooksConfig
+	Mail        MailConfig
 }
 
 // TestMode reports whether the installation runs as a test environment.
@@ -113,6 +116,14 @@ func (s *Server) Run(ctx context.Context, ln net.Listener) error {
 	s.listenAddr.Store(&addr)
 	if err := s.scheduleJobs(); err != nil {
 		return err
+	}
+	if s.cfg.Mail.Bounces.Listen != "" {
+		bounces, err := mailer.ListenBounces(s.cfg.Mail.Bounces.Listen, mailer.Domain(s.returnPath()), s.cfg.Mail.Bounces.MaxSize, s.HandleBounce, s.log)
+		if err != nil {
+			return fmt.Errorf("the bounce listener: %w", err)
+		}
+		defer bounces.Close()
+		s.log.Info("accepting returned mail", "addr", bounces.Addr())
 	}
 	s.jobs.start()
 	srv := &http.Server{

@@ -37,6 +37,7 @@ func testConfig() Config {
 		RateLimit:   RateLimitConfig{RequestsPerMinute: 200, BlockFor: 2 * time.Minute},
 		Environment: EnvironmentConfig{Mode: "production"},
 		Jobs:        JobsConfig{MaintenanceInterval: time.Minute, Timeout: time.Minute},
+		Mail:        DefaultMail(),
 	}
 }
 

@@ -159,15 +159,7 @@ func (s *Server) webhookBody(ctx context.Context, item store.OutboxItem, p webho
 	if err != nil {
 		return nil, err
 	}
-	files, err := s.store.DocumentFiles(ctx, d.ID)
-	if err != nil {
-		return nil, err
-	}
-	history, err := s.store.History(ctx, d.ID)
-	if err != nil {
-		return nil, err
-	}
-	view, err := viewDocument(d, files, history, item.EntityID, s.publicFileURL(d.ID), "pt")
+	view, err := s.documentView(ctx, d, item.EntityID, s.publicFileURL(d.ID), "pt")
 	if err != nil {
 		return nil, err
 	}

@@ -19,8 +19,18 @@ type Entity struct {
 	SignsItself          bool   `json:"signs_itself"`
 	ServiceSigning       bool   `json:"service_signing"`
 	TestEntity           bool   `json:"test_entity"`
+	Mail                 Sender `json:"mail"`
 	CreatedAt            string `json:"created_at"`
 	UpdatedAt            string `json:"updated_at"`
+}
+
+// Sender is how an entity's e-mails go out: display name, From and Reply-To (empty: the
+// installation's), and whether the XML goes with the PDF.
+type Sender struct {
+	FromName    string `json:"from_name"`
+	FromAddress string `json:"from_address"`
+	ReplyTo     string `json:"reply_to"`
+	AttachXML   bool   `json:"attach_xml"`
 }
 
 // NewEntity is what creating an entity takes; the public key is generated.
@@ -41,15 +51,21 @@ type EntityChanges struct {
 	ProcessStatesEnabled *bool
 	SignsItself          *bool
 	TestEntity           *bool
+	MailFromName         *string
+	MailFromAddress      *string
+	MailReplyTo          *string
+	MailAttachXML        *bool
 }
 
 const entityColumns = `id, name, country, nif, public_key, pays_received, transactions,
-	process_states_enabled, signs_itself, service_signing, test_entity, created_at, updated_at`
+	process_states_enabled, signs_itself, service_signing, test_entity, mail_from_name, mail_from_address, mail_reply_to,
+	mail_attach_xml, created_at, updated_at`
 
 func scanEntity(row interface{ Scan(...any) error }) (Entity, error) {
 	var e Entity
 	err := row.Scan(&e.ID, &e.Name, &e.Country, &e.NIF, &e.PublicKey, &e.PaysReceived, &e.Transactions,
-		&e.ProcessStatesEnabled, &e.SignsItself, &e.ServiceSigning, &e.TestEntity, &e.CreatedAt, &e.UpdatedAt)
+		&e.ProcessStatesEnabled, &e.SignsItself, &e.ServiceSigning, &e.TestEntity, &e.Mail.FromName, &e.Mail.FromAddress,
+		&e.Mail.ReplyTo, &e.Mail.AttachXML, &e.CreatedAt, &e.UpdatedAt)
 	return e, mapError(err)
 }
 
@@ -115,10 +131,14 @@ func (s *Store) UpdateEntity(ctx context.Context, id int64, c EntityChanges) (En
 			process_states_enabled = coalesce(?, process_states_enabled),
 			signs_itself = coalesce(?, signs_itself),
 			test_entity = coalesce(?, test_entity),
+			mail_from_name = coalesce(?, mail_from_name),
+			mail_from_address = coalesce(?, mail_from_address),
+			mail_reply_to = coalesce(?, mail_reply_to),
+			mail_attach_xml = coalesce(?, mail_attach_xml),
 			updated_at = ?
 			WHERE id = ?`,
 			c.Name, c.PaysReceived, c.Transactions, c.ProcessStatesEnabled, c.SignsItself, c.TestEntity,
-			s.timestamp(), id)
+			c.MailFromName, c.MailFromAddress, c.MailReplyTo, c.MailAttachXML, s.timestamp(), id)
 		if err != nil {
 			return err
 		}
