@@ -29,6 +29,7 @@ type adminCommand struct {
 // adminEnv is what a running admin command has: the store, the output and the --json switch.
 type adminEnv struct {
 	ctx    context.Context
+	cfg    Config
 	st     *store.Store
 	out    io.Writer
 	asJSON bool
@@ -85,7 +86,7 @@ func admin(args []string, stdout, stderr io.Writer) int {
 		return 1
 	}
 	defer st.Close()
-	err = runCmd(&adminEnv{ctx: ctx, st: st, out: stdout, asJSON: *asJSON})
+	err = runCmd(&adminEnv{ctx: ctx, cfg: cfg, st: st, out: stdout, asJSON: *asJSON})
 	var ue usageError
 	switch {
 	case err == nil:
@@ -123,7 +124,7 @@ var adminCommands = []adminCommand{
 	{"entity", "create", "--name N --nif NIF [--country PT] [--pays-received] [--transactions N] [--test-entity]", entityCreate},
 	{"entity", "list", "", entityList},
 	{"entity", "show", "--nif NIF [--country PT]", entityShow},
-	{"entity", "update", "--nif NIF [--name N] [--pays-received on|off] [--transactions N] [--process-states on|off] [--signs-itself on|off] [--test-entity on|off]", entityUpdate},
+	{"entity", "update", "--nif NIF [--name N] [--pays-received on|off] [--transactions N] [--process-states on|off] [--signs-itself on|off] [--test-entity on|off] [--mail-from-name N] [--mail-from A] [--mail-reply-to A] [--mail-xml on|off]", entityUpdate},
 	{"client", "create", "--name N [--scopes a,b]  (prints client_id and secret once)", clientCreate},
 	{"client", "list", "", credentialList(store.KindClient)},
 	{"client", "disable", "--client CLIENT_ID", clientDisable},
@@ -146,6 +147,8 @@ var adminCommands = []adminCommand{
 	{"rule", "list", "fields an entity requires on the documents it receives", ruleList},
 	{"rule", "add", "require a field on what an entity receives: " + strings.Join(server.RecipientRuleNames, ", "), ruleSet(true)},
 	{"rule", "remove", "stop requiring a field", ruleSet(false)},
+	{"emails", "list", "[--nif NIF] [--state queued|sent|failed|returned] [--limit N]  e-mails of documents, newest first", emailsList},
+	{"emails", "outbox", "[--limit N]  the .eml files the outbox transport wrote (demo mode)", emailsOutbox},
 	{"seal", "import", "--nif NIF --file F.p12 [--password-file F | --password-env VAR]  (else asked)", sealImport},
 	{"seal", "list", "[--nif NIF]  subject, issuer, validity; warns 30 days before expiry", sealList},
 	{"seal", "delete", "--nif NIF  (the service stops signing for the entity)", sealDelete},
@@ -201,9 +204,11 @@ func (a *adminEnv) print(v any, text func(w io.Writer)) error {
 
 func printEntity(w io.Writer, e store.Entity) {
 	fmt.Fprintf(w, "id\t%d\nname\t%s\ntax ID\t%s%s\npublic key\t%s\npays received\t%s\ntransactions\t%d\n"+
-		"process states\t%s\nsigns itself\t%s\nsigns through the service\t%s\ntest entity\t%s\ncreated\t%s\n",
+		"process states\t%s\nsigns itself\t%s\nsigns through the service\t%s\ntest entity\t%s\n"+
+		"mail from\t%s <%s>\nmail reply-to\t%s\nmail with XML\t%s\ncreated\t%s\n",
 		e.ID, e.Name, e.Country, e.NIF, e.PublicKey, onOff(e.PaysReceived), e.Transactions,
-		onOff(e.ProcessStatesEnabled), onOff(e.SignsItself), onOff(e.ServiceSigning), onOff(e.TestEntity), e.CreatedAt)
+		onOff(e.ProcessStatesEnabled), onOff(e.SignsItself), onOff(e.ServiceSigning), onOff(e.TestEntity),
+		e.Mail.FromName, e.Mail.FromAddress, e.Mail.ReplyTo, onOff(e.Mail.AttachXML), e.CreatedAt)
 }
 
 func onOff(b bool) string {
@@ -211,6 +216,22 @@ func onOff(b bool) string {
 		return "on"
 	}
 	return "off"
+}
+
+// optionalString is a flag that may be given empty (to clear a setting): nil when not given.
+type optionalString struct{ v *string }
+
+func (f *optionalString) String() string {
+	if f.v == nil {
+		return ""
+	}
+	return *f.v
+}
+
+func (f *optionalString) Set(s string) error {
+	s = strings.TrimSpace(s)
+	f.v = &s
+	return nil
 }
 
 // onOffFlag is an optional on|off flag: nil when not given.
@@ -308,6 +329,12 @@ func entityUpdate(fs *flag.FlagSet) func(*adminEnv) error {
 	fs.Var(&signsItself, "signs-itself", "on|off: the entity signs its documents itself (incoming signatures are verified)")
 	fs.Var(&test, "test-entity", "on|off: one of the test entities")
 	transactions := fs.String("transactions", "", "new transaction balance")
+	var mailFromName, mailFrom, mailReplyTo optionalString
+	var mailXML onOffFlag
+	fs.Var(&mailFromName, "mail-from-name", "display name of the entity's e-mails (empty: the installation's, else the entity's name)")
+	fs.Var(&mailFrom, "mail-from", "From address of the entity's e-mails (empty: the installation's)")
+	fs.Var(&mailReplyTo, "mail-reply-to", "Reply-To of the entity's e-mails (empty: the installation's)")
+	fs.Var(&mailXML, "mail-xml", "on|off: send the XML with the PDF")
 	return func(a *adminEnv) error {
 		country, nif, err := taxID()
 		if err != nil {
@@ -317,8 +344,13 @@ func entityUpdate(fs *flag.FlagSet) func(*adminEnv) error {
 		if err != nil {
 			return err
 		}
+		for _, a := range []*optionalString{&mailFrom, &mailReplyTo} {
+			if a.v != nil && *a.v != "" && !validAddress(*a.v) {
+				return usagef("%q is not an e-mail address", *a.v)
+			}
+		}
 		ch := store.EntityChanges{PaysReceived: pays.v, ProcessStatesEnabled: processStates.v, SignsItself: signsItself.v,
-			TestEntity: test.v}
+			TestEntity: test.v, MailFromName: mailFromName.v, MailFromAddress: mailFrom.v, MailReplyTo: mailReplyTo.v, MailAttachXML: mailXML.v}
 		if *name != "" {
 			n := strings.TrimSpace(*name)
 			ch.Name = &n

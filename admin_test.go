@@ -3,6 +3,8 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -69,6 +71,27 @@ func TestAdminCommands(t *testing.T) {
 	if code, out, _ := admin("rule", "remove", "--nif", "500000000", "--rule", "commitment_number"); code != 0 || strings.Contains(out, "commitment_number") {
 		t.Fatalf("rule remove: %d %s", code, out)
 	}
+	if u := mustJSON("entity", "update", "--nif", "508025338", "--mail-from-name", "Faturação A", "--mail-from", "faturas@a.example",
+		"--mail-reply-to", "contas@a.example", "--mail-xml", "on"); u["mail"].(map[string]any)["from_address"] != "faturas@a.example" ||
+		u["mail"].(map[string]any)["attach_xml"] != true {
+		t.Fatalf("mail settings %v", u)
+	}
+	if u := mustJSON("entity", "update", "--nif", "508025338", "--mail-from", ""); u["mail"].(map[string]any)["from_address"] != "" ||
+		u["mail"].(map[string]any)["reply_to"] != "contas@a.example" {
+		t.Fatalf("cleared From %v", u)
+	}
+	if code, out, _ := admin("emails", "list", "--json"); code != 0 || strings.TrimSpace(out) != "[]" {
+		t.Fatalf("emails list: %d %s", code, out)
+	}
+	if code, out, _ := admin("emails", "outbox"); code != 0 || !strings.Contains(out, "0 message(s)") {
+		t.Fatalf("emails outbox: %d %s", code, out)
+	}
+	os.MkdirAll(filepath.Join(data, "mail-outbox"), 0o700)
+	os.WriteFile(filepath.Join(data, "mail-outbox", "20261120T100000-x.eml"), []byte("Return-Path: <b@x>\r\nTo: <c@cliente.example>\r\n"+
+		"Subject: =?UTF-8?q?Fatura_FT_1_de_Empresa_A=C3=A7?=\r\nDate: Fri, 20 Nov 2026 10:00:00 +0000\r\n\r\nbody\r\n"), 0o600)
+	if code, out, _ := admin("emails", "outbox"); code != 0 || !strings.Contains(out, "1 message(s)") || !strings.Contains(out, "Fatura FT 1 de Empresa Aç") {
+		t.Fatalf("emails outbox: %d %s", code, out)
+	}
 	if code, out, _ := admin("entity", "list"); code != 0 || !strings.Contains(out, "Empresa B") {
 		t.Fatalf("list: %d %s", code, out)
 	}
@@ -90,6 +113,8 @@ func TestAdminCommands(t *testing.T) {
 		{[]string{"connection", "create", "--from", "508025338", "--to", "508025338"}, 2},
 		{[]string{"entity", "destroy"}, 2},
 		{[]string{"rule", "add", "--nif", "500000000", "--rule", "colour"}, 2},
+		{[]string{"entity", "update", "--nif", "508025338", "--mail-from", "not an address"}, 2},
+		{[]string{"emails", "list", "--state", "lost"}, 2},
 	}
 	for _, f := range failures {
 		code, _, errOut := admin(f.args...)

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"einvoice/internal/testtool"
 	"einvoice/store"
 	"einvoice/ubl"
 )
@@ -232,4 +233,43 @@ func BenchmarkStatesReport(b *testing.B) {
 		}
 		return fmt.Sprintf("/api/v1/en/apps/states-report/documents?page=%d", 1+i%100)
 	})
+}
+
+// BenchmarkDeliver1000Emails is the mail job sending 1,000 queued e-mails (the invoice's PDF attached)
+// to an SMTP server on loopback, batches of 100 over one connection each (target: under 30 s):
+//
+//	go test ./server -run XXX -bench Deliver1000Emails -benchtime 3x
+func BenchmarkDeliver1000Emails(b *testing.B) {
+	env := benchEnv(b)
+	smtpServer := testtool.StartSMTP(b)
+	env.srv.cfg.Mail = DefaultMail()
+	env.srv.cfg.Mail.SMTP.Host, env.srv.cfg.Mail.SMTP.Port, env.srv.cfg.Mail.SMTP.TLS = smtpServer.Host, smtpServer.Port, "none"
+	env.postXML(b, typicalXML(b, env, "FT MAIL/1"))
+	doc, err := env.st.DocumentByID(context.Background(), 1)
+	if err != nil {
+		b.Fatal(err)
+	}
+	round := 0
+	for b.Loop() {
+		b.StopTimer()
+		round++
+		doc.EmailAddresses = nil
+		for i := 0; i < 1000; i++ {
+			doc.EmailAddresses = append(doc.EmailAddresses, fmt.Sprintf("cliente%d-%d@example.com", round, i))
+		}
+		if err := env.st.Update(context.Background(), func(tx *store.Tx) error { return env.srv.queueEmails(tx, &doc, "pt") }); err != nil {
+			b.Fatal(err)
+		}
+		before, connections := len(smtpServer.Received()), smtpServer.Connections()
+		b.StartTimer()
+		if err := env.srv.deliverEmails(context.Background()); err != nil {
+			b.Fatal(err)
+		}
+		b.StopTimer()
+		if n := len(smtpServer.Received()) - before; n != 1000 {
+			b.Fatalf("%d delivered", n)
+		}
+		b.ReportMetric(float64(smtpServer.Connections()-connections), "connections")
+		b.StartTimer()
+	}
 }

@@ -345,6 +345,11 @@ func (s *Server) bouncedEmail(ctx context.Context, addresses []string, messageID
 	return s.store.EmailByMessageID(ctx, messageID)
 }
 
+// listenBounces starts the SMTP listener for returned mail.
+func (s *Server) listenBounces(addr string) (*mailer.BounceListener, error) {
+	return mailer.ListenBounces(addr, mailer.Domain(s.returnPath()), s.cfg.Mail.Bounces.MaxSize, s.HandleBounce, s.log)
+}
+
 // readBounceMailbox reads returned mail from the configured IMAP mailbox.
 func (s *Server) readBounceMailbox(ctx context.Context) error {
 	n, err := mailer.FetchBounces(ctx, s.cfg.Mail.Bounces.IMAPConfig, s.cfg.Mail.Bounces.MaxSize, s.HandleBounce)

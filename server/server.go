@@ -14,7 +14,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"einvoice/mailer"
 	"einvoice/store"
 
 	"github.com/labstack/echo/v4"
@@ -118,7 +117,7 @@ func (s *Server) Run(ctx context.Context, ln net.Listener) error {
 		return err
 	}
 	if s.cfg.Mail.Bounces.Listen != "" {
-		bounces, err := mailer.ListenBounces(s.cfg.Mail.Bounces.Listen, mailer.Domain(s.returnPath()), s.cfg.Mail.Bounces.MaxSize, s.HandleBounce, s.log)
+		bounces, err := s.listenBounces(s.cfg.Mail.Bounces.Listen)
 		if err != nil {
 			return fmt.Errorf("the bounce listener: %w", err)
 		}

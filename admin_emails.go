@@ -1,0 +1,127 @@
+package main
+
+import (
+	"bufio"
+	"flag"
+	"fmt"
+	"io"
+	"mime"
+	"net/mail"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"einvoice/store"
+)
+
+var emailStates = []string{store.EmailQueued, store.EmailSent, store.EmailFailed, store.EmailReturned}
+
+func emailsList(fs *flag.FlagSet) func(*adminEnv) error {
+	nifFlag := fs.String("nif", "", "only the e-mails of this issuer")
+	country := fs.String("country", "PT", "country of --nif")
+	state := fs.String("state", "", "only e-mails in this state: "+strings.Join(emailStates, ", "))
+	limit := fs.Int("limit", 50, "at most this many, newest first")
+	return func(a *adminEnv) error {
+		f := store.EmailFilter{State: *state, Limit: *limit}
+		if f.State != "" && !contains(emailStates, f.State) {
+			return usagef("--state must be one of %s", strings.Join(emailStates, ", "))
+		}
+		if f.Limit < 1 || f.Limit > 10000 {
+			return usagef("--limit must be between 1 and 10000")
+		}
+		if *nifFlag != "" {
+			c, nif, err := parseTaxID("nif", *nifFlag, *country)
+			if err != nil {
+				return err
+			}
+			e, err := a.entity(c, nif)
+			if err != nil {
+				return err
+			}
+			f.EntityID = e.ID
+		}
+		emails, err := a.st.Emails(a.ctx, f)
+		if err != nil {
+			return err
+		}
+		return a.print(emails, func(w io.Writer) {
+			fmt.Fprintln(w, "ID\tDOCUMENT\tADDRESS\tSTATE\tTRIES\tSENT\tOPENED\tNEXT TRY\tERROR")
+			for _, e := range emails {
+				fmt.Fprintf(w, "%d\t%d\t%s\t%s\t%d\t%s\t%s\t%s\t%s\n", e.ID, e.DocumentID, e.Address, e.State, e.Attempts,
+					dash(e.SentAt), dash(e.OpenedAt), dash(e.NextAttemptAt), dash(e.LastError))
+			}
+		})
+	}
+}
+
+func dash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
+// outboxMessage is one .eml file of the outbox transport.
+type outboxMessage struct {
+	File    string `json:"file"`
+	Date    string `json:"date"`
+	To      string `json:"to"`
+	Subject string `json:"subject"`
+	Size    int64  `json:"size"`
+}
+
+func emailsOutbox(fs *flag.FlagSet) func(*adminEnv) error {
+	limit := fs.Int("limit", 50, "at most this many, newest first")
+	return func(a *adminEnv) error {
+		dir := a.cfg.mailConfig().OutboxDir
+		entries, err := os.ReadDir(dir)
+		if os.IsNotExist(err) {
+			entries, err = nil, nil
+		}
+		if err != nil {
+			return err
+		}
+		sort.Slice(entries, func(i, j int) bool { return entries[i].Name() > entries[j].Name() })
+		out := []outboxMessage{}
+		for _, e := range entries {
+			if len(out) >= *limit || !strings.HasSuffix(e.Name(), ".eml") {
+				continue
+			}
+			m, err := readOutboxMessage(filepath.Join(dir, e.Name()))
+			if err != nil {
+				return err
+			}
+			out = append(out, m)
+		}
+		return a.print(out, func(w io.Writer) {
+			fmt.Fprintf(w, "%d message(s) in %s\n", len(out), dir)
+			fmt.Fprintln(w, "DATE\tTO\tSUBJECT\tSIZE\tFILE")
+			for _, m := range out {
+				fmt.Fprintf(w, "%s\t%s\t%s\t%d\t%s\n", m.Date, m.To, m.Subject, m.Size, m.File)
+			}
+		})
+	}
+}
+
+func readOutboxMessage(path string) (outboxMessage, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return outboxMessage{}, err
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return outboxMessage{}, err
+	}
+	msg, err := mail.ReadMessage(bufio.NewReader(io.LimitReader(f, 1<<20)))
+	if err != nil {
+		return outboxMessage{}, fmt.Errorf("%s: %w", path, err)
+	}
+	dec := new(mime.WordDecoder)
+	subject, err := dec.DecodeHeader(msg.Header.Get("Subject"))
+	if err != nil {
+		subject = msg.Header.Get("Subject")
+	}
+	return outboxMessage{File: path, Date: msg.Header.Get("Date"), To: msg.Header.Get("To"), Subject: subject, Size: st.Size()}, nil
+}
