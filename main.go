@@ -125,7 +125,11 @@ func serve(args []string, stderr io.Writer) int {
 			log.Error("setting up the demo installation", "err", err)
 			return 1
 		}
-		printDemo(stderr, base, cfg.Storage.DataDir, creds)
+		outbox := ""
+		if cfg.Mail.Transport != "smtp" {
+			outbox = cfg.mailConfig().OutboxDir
+		}
+		printDemo(stderr, base, cfg.Storage.DataDir, outbox, creds)
 	}
 	log.Info("einvoice serving", "version", version, "api", base+"/api/v1/pt", "mode", cfg.Environment.Mode,
 		"data", cfg.Storage.DataDir)
@@ -168,7 +172,7 @@ func trimSlash(s string) string {
 	return s
 }
 
-func printDemo(w io.Writer, base, dataDir string, c server.DemoCredentials) {
+func printDemo(w io.Writer, base, dataDir, mailOutbox string, c server.DemoCredentials) {
 	fmt.Fprintf(w, `
 einvoice demo installation (test mode)
   portal:          %s/
@@ -180,5 +184,9 @@ einvoice demo installation (test mode)
 	for _, e := range c.Entities {
 		fmt.Fprintf(w, "  entity:          %s  NIF %s%s  public key %s\n", e.Name, e.Country, e.NIF, e.PublicKey)
 	}
-	fmt.Fprintf(w, "  written to       %s/%s\n\n", dataDir, server.DemoCredentialsFile)
+	fmt.Fprintf(w, "  written to       %s/%s\n", dataDir, server.DemoCredentialsFile)
+	if mailOutbox != "" {
+		fmt.Fprintf(w, "  e-mail outbox:   %s  (einvoice admin emails outbox)\n", mailOutbox)
+	}
+	fmt.Fprintln(w)
 }

@@ -89,13 +89,15 @@ type templateData struct {
 	L           labels
 	D           Document
 	Payable     string
+	Footer      string
 	TrackingURL string
 }
 
 // Compose writes a letter as a message: plain text with an HTML alternative, then the attachments.
 func Compose(l Letter) (*Message, error) {
 	lab := labelsFor(l.Lang)
-	data := templateData{L: lab, D: l.Document, Payable: lab.amount(l.Document.Payable, l.Document.Currency), TrackingURL: l.TrackingURL}
+	data := templateData{L: lab, D: l.Document, Payable: lab.amount(l.Document.Payable, l.Document.Currency),
+		Footer: lab.footer(l.Document.Issuer), TrackingURL: l.TrackingURL}
 	var text, html bytes.Buffer
 	if err := textTemplate.ExecuteTemplate(&text, "message.txt", data); err != nil {
 		return nil, err

@@ -91,6 +91,9 @@ func TestComposeInBothLanguages(t *testing.T) {
 				t.Errorf("%s: %q missing from a part", c.lang, want)
 			}
 		}
+		if strings.Contains(text, "Lda..") || !strings.Contains(text, "Fornecedor, Lda.\r\n") {
+			t.Errorf("%s: footer %q", c.lang, text)
+		}
 		if !strings.Contains(html, `src="https://einvoice.example/public/emails/TOKEN.gif"`) || strings.Contains(text, "TOKEN") {
 			t.Errorf("%s: tracking image", c.lang)
 		}

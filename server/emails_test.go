@@ -521,3 +521,47 @@ func TestReturnedMailFromTheMailbox(t *testing.T) {
 		t.Fatal("a wrong password was accepted")
 	}
 }
+
+// The SMTP transport upgrades to TLS with STARTTLS and logs in; a wrong password is the installation's
+// problem, not the address's: the mail stays queued for another try.
+func TestEmailOverSTARTTLSWithLogin(t *testing.T) {
+	smtpServer := testtool.StartSMTPWithTLS(t, "einvoice", "s3gredo")
+	env := newDocEnv(t, func(c *Config) {
+		c.Mail.SMTP = mailer.SMTPConfig{Host: smtpServer.Host, Port: smtpServer.Port, TLS: "starttls", Insecure: true,
+			Username: "einvoice", Password: "wrong", Timeout: 5 * time.Second}
+	})
+	id := created(t, env.post("/documents", env.entity, "application/json", invoiceJSON("T1", env.customer.NIF, `, "send_by_email": 1`)))
+	env.sendMail()
+	if e := env.emailsOf(id)[0]; e["state"] != "queued" || e["error"] == "" || len(smtpServer.Received()) != 0 {
+		t.Fatalf("wrong password: %v", e)
+	}
+	env.srv.cfg.Mail.SMTP.Password = "s3gredo"
+	env.srv.now = func() time.Time { return time.Now().Add(6 * time.Minute) }
+	env.sendMail()
+	if e := env.emailsOf(id)[0]; e["state"] != "sent" || len(smtpServer.Received()) != 1 {
+		t.Fatalf("right password: %v", e)
+	}
+	// Without TLS the transport refuses to send when STARTTLS is required and not offered.
+	plain := testtool.StartSMTP(t)
+	env.srv.cfg.Mail.SMTP = mailer.SMTPConfig{Host: plain.Host, Port: plain.Port, TLS: "starttls", Timeout: 5 * time.Second}
+	id = created(t, env.post("/documents", env.entity, "application/json", invoiceJSON("T2", env.customer.NIF, `, "send_by_email": 1`)))
+	env.srv.now = time.Now
+	env.sendMail()
+	if e := env.emailsOf(id)[0]; e["state"] != "queued" || len(plain.Received()) != 0 {
+		t.Fatalf("STARTTLS not offered: %v", e)
+	}
+}
+
+// The XML method takes the customer's address from the XML, and a malformed one is refused.
+func TestEmailAddressFromTheXML(t *testing.T) {
+	env, smtpServer := mailEnv(t)
+	xml := string(buildXML(t, env, "X1", env.customer.NIF))
+	r := env.do("POST", "/api/v1/en/apps/documentsUBL?send_by_email=1", env.as(env.entity, "application/xml"), xml)
+	created(t, r)
+	env.sendMail()
+	if got := smtpServer.Received(); len(got) != 1 || got[0].To[0] != "compras@cliente.example" {
+		t.Fatalf("%d messages", len(got))
+	}
+	bad := strings.Replace(string(buildXML(t, env, "X2", env.customer.NIF)), "compras@cliente.example", "compras-at-cliente", 1)
+	expectError(t, env.do("POST", "/api/v1/en/apps/documentsUBL?send_by_email=1", env.as(env.entity, "application/xml"), bad), 400, "document:e302")
+}

@@ -422,7 +422,11 @@ func recipientEmails(req issueRequest, m *ubl.Document) ([]string, error) {
 	}
 	if customer := m.Buyer.Contact.Email; customer != "" {
 		if !reEmail.MatchString(customer) {
-			return nil, fieldError("customer[email]", CodeInvalidValue)
+			field := "customer[email]"
+			if req.method == "ubl" {
+				field = "document" // the XML's AccountingCustomerParty/Party/Contact/ElectronicMail
+			}
+			return nil, fieldError(field, CodeInvalidValue)
 		}
 		add(customer)
 	}

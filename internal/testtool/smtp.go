@@ -1,13 +1,22 @@
 package testtool
 
 import (
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/tls"
+	"crypto/x509"
+	"crypto/x509/pkix"
+	"errors"
 	"io"
+	"math/big"
 	"net"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/emersion/go-sasl"
 	"github.com/emersion/go-smtp"
 )
 
@@ -36,7 +45,15 @@ type Received struct {
 }
 
 // StartSMTP starts a server; it stops when the test ends.
-func StartSMTP(t testing.TB) *SMTPServer {
+func StartSMTP(t testing.TB) *SMTPServer { return startSMTP(t, nil, "", "") }
+
+// StartSMTPWithTLS starts a server that offers STARTTLS with a self-signed certificate and wants
+// AUTH PLAIN with the given login before it takes mail.
+func StartSMTPWithTLS(t testing.TB, username, password string) *SMTPServer {
+	return startSMTP(t, selfSignedTLS(t), username, password)
+}
+
+func startSMTP(t testing.TB, tlsConfig *tls.Config, username, password string) *SMTPServer {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -49,8 +66,9 @@ func StartSMTP(t testing.TB) *SMTPServer {
 		s.mu.Lock()
 		s.connections++
 		s.mu.Unlock()
-		return &testSession{s: s}, nil
+		return &testSession{s: s, username: username, password: password}, nil
 	}))
+	srv.TLSConfig = tlsConfig
 	srv.Domain = "localhost"
 	srv.AllowInsecureAuth = true
 	srv.ReadTimeout, srv.WriteTimeout = 30*time.Second, 30*time.Second
@@ -109,14 +127,36 @@ func (s *SMTPServer) WaitFor(t testing.TB, n int, timeout time.Duration) []Recei
 }
 
 type testSession struct {
-	s    *SMTPServer
-	from string
-	to   []string
+	s                  *SMTPServer
+	username, password string // when set, mail is taken only after AUTH PLAIN with them
+	authenticated      bool
+	from               string
+	to                 []string
+}
+
+func (ss *testSession) AuthMechanisms() []string {
+	if ss.username == "" {
+		return nil
+	}
+	return []string{sasl.Plain}
+}
+
+func (ss *testSession) Auth(string) (sasl.Server, error) {
+	return sasl.NewPlainServer(func(_, username, password string) error {
+		if username != ss.username || password != ss.password {
+			return errors.New("invalid credentials")
+		}
+		ss.authenticated = true
+		return nil
+	}), nil
 }
 
 func (ss *testSession) Reset()        { ss.from, ss.to = "", nil }
 func (ss *testSession) Logout() error { return nil }
 func (ss *testSession) Mail(from string, _ *smtp.MailOptions) error {
+	if ss.username != "" && !ss.authenticated {
+		return smtp.ErrAuthRequired
+	}
 	ss.from = from
 	return nil
 }
@@ -158,4 +198,21 @@ func (ss *testSession) Data(r io.Reader) error {
 	default:
 	}
 	return nil
+}
+
+// selfSignedTLS is a server certificate for 127.0.0.1, made for one test.
+func selfSignedTLS(t testing.TB) *tls.Config {
+	t.Helper()
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmpl := &x509.Certificate{SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "127.0.0.1"},
+		IPAddresses: []net.IP{net.IPv4(127, 0, 0, 1)}, NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour),
+		KeyUsage: x509.KeyUsageDigitalSignature, ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth}}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, key.Public(), key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &tls.Config{Certificates: []tls.Certificate{{Certificate: [][]byte{der}, PrivateKey: key}}}
 }
