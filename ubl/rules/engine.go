@@ -12,6 +12,7 @@ package rules
 import (
 	"fmt"
 	"strings"
+	"sync"
 
 	"einvoice/ubl/xmltree"
 )
@@ -39,15 +40,18 @@ type Assert struct {
 	Report bool // a report fires when its test holds; an assert when it does not
 	PT, EN string
 	Test   func(c *Ctx, n xmltree.NodeID) bool
+
+	once     sync.Once
+	messages [2]string // Portuguese and English, made once
 }
 
 // Message is the assert's text in a language, beginning with "[ID]-".
 func (a *Assert) Message(lang string) string {
-	text := a.PT
+	a.once.Do(func() { a.messages = [2]string{"[" + a.ID + "]-" + a.PT, "[" + a.ID + "]-" + a.EN} })
 	if lang == "en" {
-		text = a.EN
+		return a.messages[1]
 	}
-	return "[" + a.ID + "]-" + text
+	return a.messages[0]
 }
 
 // Rule is a context and the asserts checked on every element it matches.

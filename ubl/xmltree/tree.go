@@ -225,35 +225,35 @@ func (t *Tree) Path(n NodeID) string {
 	if n == None {
 		return ""
 	}
-	var steps []string
+	var stack [32]NodeID
+	chain := stack[:0]
 	for ; n != None; n = t.nodes[n].parent {
-		nd := &t.nodes[n]
+		chain = append(chain, n)
+	}
+	b := make([]byte, 0, 24*len(chain))
+	for i := len(chain) - 1; i >= 0; i-- {
+		nd := &t.nodes[chain[i]]
+		b = append(b, '/')
 		if nd.kind() == Text {
-			steps = append(steps, "text()")
+			b = append(b, "text()"...)
 			continue
 		}
-		name := t.QName(nd.name).Local
 		if p := t.prefixes[nd.prefix]; p != "" {
-			name = p + ":" + name
+			b = append(append(b, p...), ':')
 		}
+		b = append(b, t.QName(nd.name).Local...)
 		if nd.parent == None {
-			steps = append(steps, name)
 			continue
 		}
 		pos := 1
-		for c := t.nodes[nd.parent].firstElem; c != n; c = t.nodes[c].nextElem {
+		for c := t.nodes[nd.parent].firstElem; c != chain[i]; c = t.nodes[c].nextElem {
 			if t.nodes[c].name == nd.name {
 				pos++
 			}
 		}
-		steps = append(steps, name+"["+strconv.Itoa(pos)+"]")
+		b = append(append(append(b, '['), strconv.Itoa(pos)...), ']')
 	}
-	var b strings.Builder
-	for i := len(steps) - 1; i >= 0; i-- {
-		b.WriteByte('/')
-		b.WriteString(steps[i])
-	}
-	return b.String()
+	return string(b)
 }
 
 // SubtreeEnd is one past the last node of n's subtree: n's descendants are the nodes n+1 up to it.
