@@ -15,14 +15,10 @@ type matchState struct {
 	endAnywhere int            // lowest rule whose context is complete here ("a/b", "//a/b"), noRule if none
 	endAtRoot   int            // lowest rule complete here if the last element read is the document element ("/a/b")
 	lowest      int            // lowest rule complete here or further on: the walk stops where it cannot do better
-	named       []*matchEdge                  // edges for one name each (several when predicates differ)
-	wildcard    []*matchEdge                  // "*" edges
-	index       [][]*matchEdge                // the start state's named edges by Name: it has one per context's last name
-	byName      map[xmltree.Name][]*matchEdge // the named edges of a state with many, by Name
+	named       []*matchEdge   // edges for one name each (several when predicates differ)
+	wildcard    []*matchEdge   // "*" edges
+	index       [][]*matchEdge // the start state's named edges by Name: it has one per context's last name
 }
-
-// manyEdges is how many named edges make a state worth indexing by name.
-const manyEdges = 4
 
 type matchEdge struct {
 	step patternStep
@@ -52,7 +48,6 @@ func compileMatcher(rules []*Rule) *matchState {
 		}
 	}
 	start.computeLowest()
-	start.indexByName(map[*matchState]bool{})
 	for _, e := range start.named {
 		for int(e.step.name) >= len(start.index) {
 			start.index = append(start.index, nil)
@@ -76,23 +71,6 @@ func (s *matchState) follow(step patternStep) *matchState {
 	e := &matchEdge{step: step, next: newMatchState()}
 	*edges = append(*edges, e)
 	return e.next
-}
-
-// indexByName gives the states after the start with many named edges a map from Name to edges.
-func (s *matchState) indexByName(seen map[*matchState]bool) {
-	if seen[s] {
-		return
-	}
-	seen[s] = true
-	if len(s.named) > manyEdges {
-		s.byName = map[xmltree.Name][]*matchEdge{}
-		for _, e := range s.named {
-			s.byName[e.step.name] = append(s.byName[e.step.name], e)
-		}
-	}
-	for _, e := range append(append([]*matchEdge{}, s.named...), s.wildcard...) {
-		e.next.indexByName(seen)
-	}
 }
 
 func (s *matchState) computeLowest() int {
@@ -120,14 +98,11 @@ func (s *matchState) walk(c *Ctx, x xmltree.NodeID, best *int) {
 	}
 	name := c.t.Name(x)
 	named := s.named
-	switch {
-	case s.index != nil:
+	if s.index != nil {
 		named = nil
 		if int(name) < len(s.index) {
 			named = s.index[name]
 		}
-	case s.byName != nil:
-		named = s.byName[name]
 	}
 	s.take(c, x, name, named, best)
 	s.take(c, x, name, s.wildcard, best)
