@@ -137,14 +137,19 @@ const (
 
 // deliverEmails sends every due e-mail, a batch at a time.
 func (s *Server) deliverEmails(ctx context.Context) error {
-	transport, err := s.mailTransport()
-	if err != nil {
-		return err
-	}
 	for ctx.Err() == nil {
 		due, err := s.store.DueEmails(ctx, s.now().UTC().Format(store.TimeLayout), s.cfg.Mail.Batch)
 		if err != nil || len(due) == 0 {
 			return err
+		}
+		transport, err := s.mailTransport()
+		if err != nil {
+			// A configuration problem: every e-mail waits for its next try, with the reason to see.
+			outcomes := make([]store.EmailOutcome, len(due))
+			for i, e := range due {
+				outcomes[i] = store.EmailOutcome{ID: e.ID, Error: err.Error(), NextAt: s.nextEmailAttempt(e.Attempts)}
+			}
+			return errors.Join(err, s.store.RecordEmails(context.WithoutCancel(ctx), outcomes))
 		}
 		var outcomes []store.EmailOutcome
 		var msgs []*mailer.Message

@@ -565,3 +565,19 @@ func TestEmailAddressFromTheXML(t *testing.T) {
 	bad := strings.Replace(string(buildXML(t, env, "X2", env.customer.NIF)), "compras@cliente.example", "compras-at-cliente", 1)
 	expectError(t, env.do("POST", "/api/v1/en/apps/documentsUBL?send_by_email=1", env.as(env.entity, "application/xml"), bad), 400, "document:e302")
 }
+
+// With no SMTP server configured, queued mail waits with the reason visible, and the job says nothing
+// while nothing is due.
+func TestEmailWithoutSMTPServer(t *testing.T) {
+	env := newDocEnv(t)
+	if err := env.srv.deliverEmails(context.Background()); err != nil {
+		t.Fatalf("nothing due: %v", err)
+	}
+	id := created(t, env.post("/documents", env.entity, "application/json", invoiceJSON("N1", env.customer.NIF, `, "send_by_email": 1`)))
+	if err := env.srv.deliverEmails(context.Background()); err == nil {
+		t.Fatal("no error without an SMTP server")
+	}
+	if e := env.emailsOf(id)[0]; e["state"] != "queued" || !strings.Contains(e["error"].(string), "mail.smtp.host") {
+		t.Fatalf("%v", e)
+	}
+}
