@@ -192,6 +192,11 @@ func outcomeState(o EmailOutcome) (state, history string) {
 // MarkEmailOpened records the first reading of the e-mail whose open-tracking token hashes to
 // tokenHash; false when no e-mail has that token or it was already read.
 func (s *Store) MarkEmailOpened(ctx context.Context, tokenHash []byte) (bool, error) {
+	// Reading first keeps requests with unknown or used tokens away from the single writer.
+	var unread int
+	if err := s.reader.QueryRowContext(ctx, `SELECT count(*) FROM emails WHERE open_token_hash = ? AND opened_at IS NULL`, tokenHash).Scan(&unread); err != nil || unread == 0 {
+		return false, err
+	}
 	opened := false
 	err := s.Update(ctx, func(t *Tx) error {
 		var id, documentID int64
