@@ -62,7 +62,8 @@ func TestAdminSeals(t *testing.T) {
 	if code, _, errOut := admin("seal", "import", "--nif", "508025338", "--file", writeP12(t, soon, "outra"), "--password-env", "SEAL_PW"); code != 0 {
 		t.Fatalf("replace: %s", errOut)
 	}
-	if code, out, _ := admin("seal", "list"); code != 0 || strings.Count(out, "PT508025338") != 1 || !strings.Contains(out, "expiring") || !strings.Contains(out, "WARNING") {
+	code, out, _ = admin("seal", "list", "--json")
+	if json.Unmarshal([]byte(out), &seals) != nil || code != 0 || len(seals) != 1 || seals[0]["status"] != "expiring" || seals[0]["note"] == "" {
 		t.Fatalf("list: %d %s", code, out)
 	}
 
@@ -136,8 +137,10 @@ func TestAdminSealFromOpenSSL(t *testing.T) {
 	data := filepath.Join(dir, "data")
 	runCLI(t, "admin", "entity", "create", "--name", "Empresa A", "--nif", "508025338", "--data", data)
 	t.Setenv("P12_PASSWORD", "abc")
-	code, out, errOut := runCLI(t, "admin", "seal", "import", "--nif", "508025338", "--file", p12, "--password-env", "P12_PASSWORD", "--data", data)
-	if code != 0 || !strings.Contains(out, "Selo Empresa A") || !strings.Contains(out, "expiring") {
+	code, out, errOut := runCLI(t, "admin", "seal", "import", "--nif", "508025338", "--file", p12, "--password-env", "P12_PASSWORD", "--data", data, "--json")
+	var seals []map[string]any
+	if json.Unmarshal([]byte(out), &seals) != nil || code != 0 || len(seals) != 1 || !strings.Contains(seals[0]["subject"].(string), "CN=Selo Empresa A") ||
+		seals[0]["status"] != "expiring" {
 		t.Fatalf("import: %d %s %s", code, out, errOut)
 	}
 }

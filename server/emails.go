@@ -154,8 +154,9 @@ func (s *Server) deliverEmails(ctx context.Context) error {
 		var outcomes []store.EmailOutcome
 		var msgs []*mailer.Message
 		var sending []store.Email
+		docs := map[mailKey]*mailDocument{} // a document sent to several addresses is read once
 		for _, e := range due {
-			m, err := s.composeEmail(ctx, e)
+			m, err := s.composeEmail(ctx, e, docs)
 			if err != nil {
 				outcomes = append(outcomes, s.emailOutcome(e, fmt.Errorf("composing the message: %w", err)))
 				continue
@@ -212,10 +213,43 @@ func (s *Server) nextEmailAttempt(n int) string {
 	return s.now().Add(schedule[n]).UTC().Format(store.TimeLayout)
 }
 
-// composeEmail writes the message of one record: the document's signed PDF, and its XML when the
-// issuer sends it too.
-func (s *Server) composeEmail(ctx context.Context, e store.Email) (*mailer.Message, error) {
-	d, err := s.store.DocumentByID(ctx, e.DocumentID)
+// mailKey is a document in one language: what its messages share.
+type mailKey struct {
+	document int64
+	lang     string
+}
+
+// mailDocument is what every message of one document says and carries.
+type mailDocument struct {
+	from        mailer.Sender
+	document    mailer.Document
+	attachments []mailer.Attachment
+}
+
+// composeEmail writes the message of one record, reading its document's parts on first use.
+func (s *Server) composeEmail(ctx context.Context, e store.Email, docs map[mailKey]*mailDocument) (*mailer.Message, error) {
+	key := mailKey{e.DocumentID, e.Lang}
+	md := docs[key]
+	if md == nil {
+		var err error
+		if md, err = s.mailDocument(ctx, key); err != nil {
+			return nil, err
+		}
+		docs[key] = md
+	}
+	return mailer.Compose(mailer.Letter{
+		Lang: e.Lang, From: md.from, To: e.Address, Document: md.document, Attachments: md.attachments,
+		MessageID:   e.MessageID,
+		ReturnPath:  mailer.BounceAddress(s.returnPath(), s.bounceTag(e.ID)),
+		TrackingURL: s.baseURL() + "/public/emails/" + s.openToken(e.MessageID) + ".gif",
+		Date:        s.now(),
+	})
+}
+
+// mailDocument reads what a document's messages share: the sender, what they tell of the document, the
+// signed PDF and, when the issuer sends it too, the XML.
+func (s *Server) mailDocument(ctx context.Context, key mailKey) (*mailDocument, error) {
+	d, err := s.store.DocumentByID(ctx, key.document)
 	if err != nil {
 		return nil, err
 	}
@@ -227,53 +261,32 @@ func (s *Server) composeEmail(ctx context.Context, e store.Email) (*mailer.Messa
 	if err := json.Unmarshal(d.Data, &m); err != nil {
 		return nil, err
 	}
-	pdf, err := s.documentPDF(ctx, d, e.Lang)
+	pdf, err := s.documentPDF(ctx, d, key.lang)
 	if err != nil {
 		return nil, err
 	}
 	_, pdfErr := signing.VerifyPDF(pdf.Content)
-	attachments := []mailer.Attachment{{Name: pdf.Name, MIME: "application/pdf", Content: pdf.Content}}
+	md := &mailDocument{
+		from: mailer.Sender{
+			Name:    orText(issuer.Mail.FromName, orText(s.cfg.Mail.FromName, issuer.Name)),
+			Address: orText(issuer.Mail.FromAddress, s.cfg.Mail.FromAddress),
+			ReplyTo: orText(issuer.Mail.ReplyTo, s.cfg.Mail.ReplyTo),
+		},
+		document: mailer.Document{
+			Title: typeFactOf(d.TypeCode, key.lang).Description, Number: d.Number, IssueDate: d.EmissionDate, DueDate: m.DueDate,
+			Issuer: issuer.Name, IssuerNIF: issuer.Country + issuer.NIF, Customer: d.Customer.Name, Payable: d.PayableAmount,
+			Currency: d.Currency, Signed: pdfErr == nil, HasXML: issuer.Mail.AttachXML, ATCUD: m.ATCUD(),
+		},
+		attachments: []mailer.Attachment{{Name: pdf.Name, MIME: "application/pdf", Content: pdf.Content}},
+	}
 	if issuer.Mail.AttachXML {
 		xml, err := s.store.DocumentFileByRole(ctx, d.ID, store.FileXML)
 		if err != nil {
 			return nil, err
 		}
-		attachments = append(attachments, mailer.Attachment{Name: xml.Name, MIME: "application/xml", Content: xml.Content})
+		md.attachments = append(md.attachments, mailer.Attachment{Name: xml.Name, MIME: "application/xml", Content: xml.Content})
 	}
-	atcud := ""
-	for _, a := range m.Attachments {
-		if a.IDScheme == "ANG" && a.ID != "NA" {
-			atcud = a.ID
-		}
-	}
-	return mailer.Compose(mailer.Letter{
-		Lang: e.Lang,
-		From: mailer.Sender{
-			Name:    firstOf(issuer.Mail.FromName, s.cfg.Mail.FromName, issuer.Name),
-			Address: firstOf(issuer.Mail.FromAddress, s.cfg.Mail.FromAddress),
-			ReplyTo: firstOf(issuer.Mail.ReplyTo, s.cfg.Mail.ReplyTo),
-		},
-		To: e.Address,
-		Document: mailer.Document{
-			Title: typeFactOf(d.TypeCode, e.Lang).Description, Number: d.Number, IssueDate: d.EmissionDate, DueDate: m.DueDate,
-			Issuer: issuer.Name, IssuerNIF: issuer.Country + issuer.NIF, Customer: d.Customer.Name, Payable: d.PayableAmount,
-			Currency: d.Currency, Signed: pdfErr == nil, HasXML: issuer.Mail.AttachXML, ATCUD: atcud,
-		},
-		Attachments: attachments,
-		MessageID:   e.MessageID,
-		ReturnPath:  mailer.BounceAddress(s.returnPath(), s.bounceTag(e.ID)),
-		TrackingURL: s.baseURL() + "/public/emails/" + s.openToken(e.MessageID) + ".gif",
-		Date:        s.now(),
-	})
-}
-
-func firstOf(values ...string) string {
-	for _, v := range values {
-		if v != "" {
-			return v
-		}
-	}
-	return ""
+	return md, nil
 }
 
 // trackingGIF is a transparent 1×1 image.
@@ -304,14 +317,15 @@ func (s *Server) HandleBounce(ctx context.Context, rcpts []string, raw []byte) e
 		s.log.Debug("returned mail: not a delivery status notification", "err", err)
 		return nil
 	}
-	failed := []mailer.RecipientStatus{}
-	for _, r := range report.Recipients {
-		if r.Failed() {
-			failed = append(failed, r)
+	var failed *mailer.RecipientStatus
+	for i := range report.Recipients {
+		if report.Recipients[i].Failed() {
+			failed = &report.Recipients[i]
+			break
 		}
 	}
-	if len(failed) == 0 {
-		return nil
+	if failed == nil {
+		return nil // delays and successes change nothing
 	}
 	e, err := s.bouncedEmail(ctx, append(rcpts, report.To...), report.MessageID)
 	if errors.Is(err, store.ErrNotFound) {
@@ -324,12 +338,12 @@ func (s *Server) HandleBounce(ctx context.Context, rcpts []string, raw []byte) e
 	if e.State != store.EmailSent {
 		return nil // already returned, failed or queued again: this report repeats what is known
 	}
-	reason := strings.TrimSpace(failed[0].Status + " " + failed[0].Diagnostic)
+	reason := strings.TrimSpace(failed.Status + " " + failed.Diagnostic)
 	o := store.EmailOutcome{ID: e.ID, Returned: true, Error: "returned: " + reason, NextAt: s.nextEmailAttempt(e.Attempts - 1)}
 	if err := s.store.RecordEmails(ctx, []store.EmailOutcome{o}); err != nil {
 		return err
 	}
-	s.log.Info("e-mail returned", "email", e.ID, "address", e.Address, "status", failed[0].Status, "retry_at", o.NextAt)
+	s.log.Info("e-mail returned", "email", e.ID, "address", e.Address, "status", failed.Status, "retry_at", o.NextAt)
 	return nil
 }
 

@@ -22,7 +22,7 @@ const signingReason = "Fatura eletrónica / electronic invoice"
 
 // sealFor reads the entity's seal: nil when it has none; a 400 when it cannot sign now.
 func (s *Server) sealFor(ctx context.Context, e store.Entity) (*signing.Seal, error) {
-	if e.SignsItself {
+	if e.SignsItself || !e.ServiceSigning { // the store sets ServiceSigning exactly while a seal is kept
 		return nil, nil
 	}
 	rec, err := s.store.SealOf(ctx, e.ID)
@@ -41,6 +41,11 @@ func (s *Server) sealFor(ctx context.Context, e store.Entity) (*signing.Seal, er
 			"subject": rec.Subject, "not_before": rec.NotBefore, "not_after": rec.NotAfter}}}
 	}
 	return seal, nil
+}
+
+// signPDF adds the service's PAdES signature, made now with the seal.
+func (s *Server) signPDF(pdf []byte, seal *signing.Seal) ([]byte, error) {
+	return signing.SignPDF(pdf, seal, s.now(), signing.PDFOptions{Reason: signingReason})
 }
 
 // badSignature is the 400 for a signature that does not verify (or is missing), naming the file.
@@ -100,7 +105,7 @@ func (s *Server) prepareUploads(issuer store.Entity, seal *signing.Seal, flags d
 		if u.mime != "application/pdf" {
 			continue
 		}
-		signed, err := signing.SignPDF(u.content, seal, s.now(), signing.PDFOptions{Reason: signingReason})
+		signed, err := s.signPDF(u.content, seal)
 		if err != nil {
 			return nil, FieldErrors{u.field: {Code: CodeAttachmentType, Text: map[string]string{
 				"pt": "O PDF " + u.name + " não pode ser assinado: " + err.Error(), "en": "The PDF " + u.name + " cannot be signed: " + err.Error()}}}
@@ -133,26 +138,22 @@ func (s *Server) signStoredPDFs(files []store.File, seal *signing.Seal) []store.
 		if f.MIME != "application/pdf" {
 			continue
 		}
-		if signed, err := signing.SignPDF(f.Content, seal, s.now(), signing.PDFOptions{Reason: signingReason}); err == nil {
+		if signed, err := s.signPDF(f.Content, seal); err == nil {
 			files[i].Content = signed
 		}
 	}
 	return files
 }
 
-// documentPDF is a document's visual PDF: the stored one, or one rendered now from its model (signed
-// when the service signs for the issuer) and kept for next time.
+// documentPDF is a document's visual PDF (d as DocumentByID reads it, with its model): the stored one, or
+// one rendered now from its model (signed when the service signs for the issuer) and kept for next time.
 func (s *Server) documentPDF(ctx context.Context, d store.Document, lang string) (store.File, error) {
 	f, err := s.store.DocumentFileByRole(ctx, d.ID, store.FilePDF)
 	if !errors.Is(err, store.ErrNotFound) {
 		return f, err
 	}
-	full, err := s.store.DocumentByID(ctx, d.ID)
-	if err != nil {
-		return f, err
-	}
 	var m ubl.Document
-	if err := json.Unmarshal(full.Data, &m); err != nil {
+	if err := json.Unmarshal(d.Data, &m); err != nil {
 		return f, err
 	}
 	rendered, err := pdf.Render(&m, pdf.Options{Lang: lang, Now: s.now()})
@@ -165,7 +166,7 @@ func (s *Server) documentPDF(ctx context.Context, d store.Document, lang string)
 			return f, err
 		}
 		if seal, err := s.sealFor(ctx, issuer); err == nil && seal != nil {
-			if signed, err := signing.SignPDF(rendered, seal, s.now(), signing.PDFOptions{Reason: signingReason}); err == nil {
+			if signed, err := s.signPDF(rendered, seal); err == nil {
 				rendered = signed
 			}
 		}

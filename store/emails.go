@@ -142,11 +142,6 @@ type EmailOutcome struct {
 func (s *Store) RecordEmails(ctx context.Context, outcomes []EmailOutcome) error {
 	return s.Update(ctx, func(t *Tx) error {
 		for _, o := range outcomes {
-			var documentID int64
-			var address string
-			if err := t.tx.QueryRowContext(t.ctx, `SELECT document_id, address FROM emails WHERE id = ?`, o.ID).Scan(&documentID, &address); err != nil {
-				return mapError(err)
-			}
 			state, history := outcomeState(o)
 			var next any
 			if o.NextAt != "" && !o.Sent {
@@ -160,11 +155,13 @@ func (s *Store) RecordEmails(ctx context.Context, outcomes []EmailOutcome) error
 			if o.Returned {
 				attempt = 0 // a returned mail was counted when it was sent
 			}
-			if _, err := t.tx.ExecContext(t.ctx, `UPDATE emails SET state = ?, attempts = attempts + ?, next_attempt_at = ?,
+			var documentID int64
+			var address string
+			if err := t.tx.QueryRowContext(t.ctx, `UPDATE emails SET state = ?, attempts = attempts + ?, next_attempt_at = ?,
 				last_error = coalesce(?, last_error), sent_at = CASE WHEN ? THEN ? ELSE sent_at END,
-				returned_at = CASE WHEN ? THEN ? ELSE returned_at END, updated_at = ? WHERE id = ?`,
-				state, attempt, next, lastErr, o.Sent, t.now, o.Returned, t.now, t.now, o.ID); err != nil {
-				return err
+				returned_at = CASE WHEN ? THEN ? ELSE returned_at END, updated_at = ? WHERE id = ? RETURNING document_id, address`,
+				state, attempt, next, lastErr, o.Sent, t.now, o.Returned, t.now, t.now, o.ID).Scan(&documentID, &address); err != nil {
+				return mapError(err)
 			}
 			if err := t.addEmailHistory(documentID, o.ID, history, address, o.Error); err != nil {
 				return err

@@ -269,3 +269,14 @@ type Price struct {
 	Discount     *decimal.Decimal // BT-147 (the price allowance)
 	Gross        *decimal.Decimal // BT-148
 }
+
+// ATCUD is the document's unique code (Portaria 195/2020): the id of its attachment of scheme ANG, the
+// one that carries the AT QR code; empty when there is none or it is "NA".
+func (d *Document) ATCUD() string {
+	for _, a := range d.Attachments {
+		if a.IDScheme == "ANG" && a.ID != "NA" {
+			return a.ID
+		}
+	}
+	return ""
+}

@@ -26,7 +26,7 @@ func ATQRCode(d *ubl.Document) string {
 	date := strings.ReplaceAll(d.IssueDate, "-", "")
 	fields := []string{
 		"A:" + issuerNIF, "B:" + customerNIF, "C:" + orText(customerCountry, "PT"), "D:" + docType(d), "E:N", "F:" + date,
-		"G:" + d.Number, "H:" + orText(atcudOf(d), "0"),
+		"G:" + d.Number, "H:" + orText(d.ATCUD(), "0"),
 	}
 	var exempt, reducedBase, reducedVAT, interBase, interVAT, normalBase, normalVAT decimal.Decimal
 	hasVAT := false

@@ -172,7 +172,7 @@ func (r *renderer) header(title string) {
 			kv = append(kv, [2]string{r.l.dueDate, pm.DueDate})
 		}
 	}
-	if atcud := atcudOf(d); atcud != "" {
+	if atcud := d.ATCUD(); atcud != "" {
 		kv = append(kv, [2]string{"ATCUD", atcud})
 	}
 	kv = append(kv, [2]string{r.l.currency, d.Currency})
@@ -540,7 +540,7 @@ func (r *renderer) qrCode() {
 	const size = qrSize
 	f := r.f
 	x, y := margin, f.GetY()
-	if atcud := atcudOf(r.d); atcud != "" { // immediately above the code
+	if atcud := r.d.ATCUD(); atcud != "" { // immediately above the code
 		r.font("", 7.5)
 		r.black()
 		f.SetXY(x, y)
@@ -577,7 +577,7 @@ func (r *renderer) footer() {
 	r.gray()
 	f.SetX(margin)
 	left := r.l.title(r.d) + " " + r.d.Number
-	if atcud := atcudOf(r.d); atcud != "" {
+	if atcud := r.d.ATCUD(); atcud != "" {
 		left += "  ·  ATCUD: " + atcud // on every page (Portaria 195/2020)
 	}
 	f.CellFormat(contentW/2, 4, left, "", 0, "L", false, 0, "")
@@ -653,15 +653,6 @@ func taxIDOf(p ubl.Party) string {
 		return p.LegalID.Value
 	}
 	return p.TaxRegistration
-}
-
-func atcudOf(d *ubl.Document) string {
-	for _, a := range d.Attachments {
-		if a.IDScheme == "ANG" && a.ID != "NA" {
-			return a.ID
-		}
-	}
-	return ""
 }
 
 // embeddedQRCode is the AT QR code text the document carries as its QR_CODE attachment.
