@@ -222,7 +222,37 @@ func (a Dec) Div(b Dec) Dec {
 	if b.IsZero() {
 		dynamicError("decimal division by zero")
 	}
+	if q, ok := divSmall(a, b); ok {
+		return q
+	}
 	return fromBig(a.toBig().DivRound(b.toBig(), 20))
+}
+
+// divSmall is a ÷ b, b not zero, when both are in the small form and the quotient is exact at a scale
+// the small form holds (as 1.5 ÷ 100 or 10 ÷ 4, not 1 ÷ 3).
+func divSmall(a, b Dec) (Dec, bool) {
+	if a.big != nil || b.big != nil {
+		return Dec{}, false
+	}
+	// a ÷ b = (ua ÷ ub) × 10^(b.e - a.e): the quotient at scale s is ua × 10^(s + b.e - a.e) ÷ ub. A
+	// quotient exact at some scale is exact at every larger one, so the largest scale that neither
+	// overflows nor passes maxScale decides.
+	ua, ub := abs64(a.m), abs64(b.m)
+	for s := min(int32(maxScale), maxScale-b.e+a.e); s >= 0 && s >= a.e-b.e; s-- {
+		hi, lo := bits.Mul64(ua, uint64(pow10[s+b.e-a.e]))
+		if hi >= ub {
+			continue // the quotient would not fit 64 bits
+		}
+		q, r := bits.Div64(hi, lo, ub)
+		if r != 0 || q > 1<<63-1 {
+			return Dec{}, false
+		}
+		if (a.m < 0) != (b.m < 0) {
+			return Dec{m: -int64(q), e: s}, true
+		}
+		return Dec{m: int64(q), e: s}, true
+	}
+	return Dec{}, false
 }
 
 // Round is XPath round(): to the nearest integer, halves towards positive infinity.

@@ -61,6 +61,26 @@ func TestDecAgreesWithArbitraryPrecision(t *testing.T) {
 	}
 }
 
+// Divisions that come out exact take the small form's own path: they must equal arbitrary precision too.
+func TestDecDivisionAgreesWithArbitraryPrecision(t *testing.T) {
+	dividends := []string{"0", "1", "-1", "23.00", "-150.5", "12345.6789", "0.000000000000000001", "999999999999999999",
+		"-9223372036854775807", "9223372036854775.807", "100", "3", "0.3", "1024"}
+	divisors := []string{"1", "-1", "100", "0.01", "4", "-8", "0.25", "1000", "0.001", "3", "7", "2.5", "1.000",
+		"0.000000000000000001", "999999999999999999", "1024", "-0.5"}
+	for _, x := range dividends {
+		for _, y := range divisors {
+			got := D(x).Div(D(y))
+			want := decimal.RequireFromString(x).DivRound(decimal.RequireFromString(y), 20)
+			if !got.toBig().Equal(want) {
+				t.Errorf("%s / %s = %s, want %s", x, y, got, want)
+			}
+		}
+	}
+	if _, ok := divSmall(D("12.5"), D("100")); !ok {
+		t.Error("12.5 / 100 did not take the small form")
+	}
+}
+
 func TestParseDecRejectsBadForms(t *testing.T) {
 	for _, s := range []string{"", ".", "+-1", "1e5", "1.2.3", "--1", "1,5", "NaN", " "} {
 		if _, ok := ParseDec(s); ok {

@@ -72,6 +72,8 @@ type Pattern struct {
 type Set struct {
 	Name     string
 	Patterns []*Pattern
+
+	paths pathCache
 }
 
 // Finding is one fired assert on one element.
@@ -109,15 +111,24 @@ func (s *Set) Run(t *xmltree.Tree) (findings []Finding, err error) {
 			findings, err = nil, de
 		}
 	}()
-	for _, p := range s.Patterns {
-		for n := xmltree.NodeID(0); int(n) < t.Len(); n++ {
-			if t.Kind(n) != xmltree.Element {
+	paths, table := s.pathsOf(t, make([]int32, t.Len()))
+	for i, p := range s.Patterns {
+		for n, path := range paths {
+			rule := noMatch
+			switch path {
+			case textNode:
+				continue
+			case unknown:
+				rule = p.firstMatch(c, xmltree.NodeID(n))
+			default:
+				if rule = int(table[int(path)*len(s.Patterns)+i]); rule == byWalking {
+					rule = p.firstMatch(c, xmltree.NodeID(n))
+				}
+			}
+			if rule == noMatch {
 				continue
 			}
-			r := p.firstMatch(c, n)
-			if r == nil {
-				continue
-			}
+			r, n := p.Rules[rule], xmltree.NodeID(n)
 			c.resetLocal()
 			for _, a := range r.Asserts {
 				if a.Test(c, n) == a.Report {
@@ -129,12 +140,12 @@ func (s *Set) Run(t *xmltree.Tree) (findings []Finding, err error) {
 	return findings, nil
 }
 
-// firstMatch is the first rule of the pattern (in rule order) whose context matches n.
-func (p *Pattern) firstMatch(c *Ctx, n xmltree.NodeID) *Rule {
+// firstMatch is the first rule of the pattern (in rule order) whose context matches n, or noMatch.
+func (p *Pattern) firstMatch(c *Ctx, n xmltree.NodeID) int {
 	if best := p.matcher.first(c, n); best < len(p.Rules) {
-		return p.Rules[best]
+		return best
 	}
-	return nil
+	return noMatch
 }
 
 // Context is a union of path patterns, as "a/b | //c/d".
@@ -151,16 +162,27 @@ type pathPattern struct {
 type patternStep struct {
 	name     xmltree.Name
 	any      bool
+	suffix   string // with any: only elements whose local name ends so ("*BinaryObject")
 	pred     Pred
 	predName string // tells predicates apart when contexts are merged
+}
+
+// matchesName reports whether an element of the name passes the step's name test (not its predicate).
+func (st *patternStep) matchesName(t *xmltree.Tree, name xmltree.Name) bool {
+	if !st.any {
+		return st.name == name
+	}
+	return st.suffix == "" || strings.HasSuffix(t.QName(name).Local, st.suffix)
 }
 
 // Pred is a named predicate a context step may carry: "cac:AllowanceCharge[allowance]".
 type Pred func(c *Ctx, n xmltree.NodeID) bool
 
-// Ctx compiles a context. Steps are "prefix:Local", "*", each optionally followed by "[name]" naming a
-// predicate of preds; alternatives are separated by "|"; a leading "/" anchors at the document
-// element; a leading "//" (or none) matches anywhere.
+// NewContext compiles a context. Steps are "prefix:Local", "*" or "*Suffix" (any element whose local
+// name ends with Suffix), each optionally followed by "[name]" naming a predicate of preds;
+// alternatives are separated by "|"; a leading "/" anchors at the document element; a leading "//" (or
+// none) matches anywhere. Steps without predicates depend on names only, which lets a set remember
+// where each path of names matches.
 func NewContext(text string, preds map[string]Pred) *Context {
 	c := &Context{text: text}
 	for _, alt := range strings.Split(text, "|") {
@@ -182,8 +204,8 @@ func NewContext(text string, preds map[string]Pred) *Context {
 				}
 				st.pred, st.predName = p, pred
 			}
-			if s == "*" {
-				st.any = true
+			if suffix, ok := strings.CutPrefix(s, "*"); ok {
+				st.any, st.suffix = true, suffix
 			} else {
 				st.name = MustName(s)
 			}

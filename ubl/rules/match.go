@@ -64,7 +64,7 @@ func (s *matchState) follow(step patternStep) *matchState {
 		edges = &s.named
 	}
 	for _, e := range *edges {
-		if e.step.name == step.name && e.step.predName == step.predName {
+		if e.step.name == step.name && e.step.suffix == step.suffix && e.step.predName == step.predName {
 			return e.next
 		}
 	}
@@ -97,21 +97,24 @@ func (s *matchState) walk(c *Ctx, x xmltree.NodeID, best *int) {
 		return
 	}
 	name := c.t.Name(x)
-	named := s.named
-	if s.index != nil {
-		named = nil
-		if int(name) < len(s.index) {
-			named = s.index[name]
-		}
-	}
-	s.take(c, x, name, named, best)
+	s.take(c, x, name, s.namedEdges(name), best)
 	s.take(c, x, name, s.wildcard, best)
+}
+
+func (s *matchState) namedEdges(name xmltree.Name) []*matchEdge {
+	if s.index == nil {
+		return s.named
+	}
+	if int(name) < len(s.index) {
+		return s.index[name]
+	}
+	return nil
 }
 
 func (s *matchState) take(c *Ctx, x xmltree.NodeID, name xmltree.Name, edges []*matchEdge, best *int) {
 	for _, e := range edges {
 		next := e.next
-		if !e.step.any && e.step.name != name || next.lowest >= *best || e.step.pred != nil && !safely(e.step.pred, c, x) {
+		if next.lowest >= *best || !e.step.matchesName(c.t, name) || e.step.pred != nil && !safely(e.step.pred, c, x) {
 			continue
 		}
 		*best = min(*best, next.endAnywhere)
@@ -121,4 +124,38 @@ func (s *matchState) take(c *Ctx, x xmltree.NodeID, name xmltree.Name, edges []*
 		}
 		next.walk(c, parent, best)
 	}
+}
+
+// firstByNames is first for an element known only by its name and its ancestors' names (nearest
+// first, the document element last). ok is false when a context's predicate would have to decide:
+// the answer then depends on the document, not on the names alone.
+func (s *matchState) firstByNames(t *xmltree.Tree, names []xmltree.Name) (rule int, ok bool) {
+	best := noRule
+	ok = s.walkNames(t, names, &best)
+	return best, ok
+}
+
+func (s *matchState) walkNames(t *xmltree.Tree, names []xmltree.Name, best *int) bool {
+	if len(names) == 0 {
+		return true
+	}
+	for _, edges := range [2][]*matchEdge{s.namedEdges(names[0]), s.wildcard} {
+		for _, e := range edges {
+			next := e.next
+			if next.lowest >= *best || !e.step.matchesName(t, names[0]) {
+				continue
+			}
+			if e.step.pred != nil {
+				return false
+			}
+			*best = min(*best, next.endAnywhere)
+			if len(names) == 1 {
+				*best = min(*best, next.endAtRoot)
+			}
+			if !next.walkNames(t, names[1:], best) {
+				return false
+			}
+		}
+	}
+	return true
 }

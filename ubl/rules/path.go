@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"einvoice/ubl/xmltree"
+	_ "einvoice/ubl/xsd" // registers the UBL 2.1 names MustName looks up
 )
 
 // Namespaces by the prefixes rule code uses.
@@ -136,6 +137,9 @@ func PWith(text string, preds map[string]Pred) *Path {
 				st.any = true
 			} else {
 				st.name = MustName(s)
+				if st.axis == descendant {
+					xmltree.IndexName(st.name)
+				}
 			}
 			p.steps = append(p.steps, st)
 		}

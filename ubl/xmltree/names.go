@@ -59,3 +59,24 @@ func globalQName(n Name) QName {
 	}
 	return QName{}
 }
+
+// indexed are the names Tree.Named serves from its per-tree index: the names code looks for among
+// descendants, declared at start-up with IndexName. Other names are found by scanning the tree.
+var indexed = struct {
+	sync.RWMutex
+	group []int32 // by Name: its group in the index, 0 when not indexed
+	count int32
+}{}
+
+// IndexName asks for elements of a registered name to be indexed in every tree (see Tree.Named).
+func IndexName(n Name) {
+	indexed.Lock()
+	defer indexed.Unlock()
+	for int(n) >= len(indexed.group) {
+		indexed.group = append(indexed.group, 0)
+	}
+	if indexed.group[n] == 0 {
+		indexed.count++
+		indexed.group[n] = indexed.count
+	}
+}

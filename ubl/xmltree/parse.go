@@ -13,7 +13,22 @@ import (
 	"unsafe"
 )
 
-func init() { C.einv_init() }
+func init() {
+	C.einv_init()
+	// The C side writes nodes in the layout of node: check that the two agree.
+	var size C.size_t
+	var offsets [12]C.size_t
+	C.einv_node_layout(&size, &offsets[0])
+	var n node
+	want := [12]uintptr{unsafe.Offsetof(n.name), unsafe.Offsetof(n.prefix), unsafe.Offsetof(n.depth), unsafe.Offsetof(n.line),
+		unsafe.Offsetof(n.parent), unsafe.Offsetof(n.firstChild), unsafe.Offsetof(n.nextSibling), unsafe.Offsetof(n.firstElem),
+		unsafe.Offsetof(n.nextElem), unsafe.Offsetof(n.last), unsafe.Offsetof(n.start), unsafe.Offsetof(n.end)}
+	for i, o := range want {
+		if uintptr(offsets[i]) != o || uintptr(size) != unsafe.Sizeof(n) {
+			panic("xmltree: the C and Go node layouts differ")
+		}
+	}
+}
 
 // Limits bound what a parse may take.
 type Limits struct {
@@ -61,16 +76,83 @@ func Parse(data []byte, lim Limits) (*Tree, error) {
 	if len(data) > lim.MaxBytes {
 		return nil, &Error{Kind: TooLarge, Message: fmt.Sprintf("the document has %d bytes; at most %d are accepted", len(data), lim.MaxBytes)}
 	}
+	p, err := takeParser()
+	if err != nil {
+		return nil, err
+	}
+	t, err := p.parse(data, lim)
+	if err != nil || len(p.seen) > maxKeptNames {
+		p.free() // after a failure the parser's state is not worth trusting; a parser that learnt too many names costs memory
+	} else {
+		giveBack(p)
+	}
+	return t, err
+}
+
+// parser is a libxml2 parser kept between documents, with what the Go side knows of its name numbers.
+type parser struct {
+	c           *C.einv_parser
+	seen        []seenName // by the C side's name number - 1
+	names       []docName  // the same, resolved against the registry as it stood at registered names
+	registered  int
+	local       []QName // names nobody registered, by Name-FirstLocalName (shared with the trees, only appended to)
+	localIndex  map[QName]Name
+	prefixes    []string // prefixes seen, index 0 = none (shared with the trees, only appended to)
+	prefixIndex map[string]uint16
+}
+
+type seenName struct {
+	QName
+	prefix string
+}
+
+type docName struct {
+	name   Name
+	prefix uint16
+}
+
+// Parsers kept for reuse, and how many names a parser may know before it is dropped instead.
+var (
+	parsers        = make(chan *parser, 16)
+	maxKeptNames   = 8192
+	errOutOfMemory = errors.New("xmltree: out of memory")
+)
+
+func takeParser() (*parser, error) {
+	select {
+	case p := <-parsers:
+		return p, nil
+	default:
+	}
+	c := C.einv_parser_new()
+	if c == nil {
+		return nil, errOutOfMemory
+	}
+	return &parser{c: c, prefixes: []string{""}, prefixIndex: map[string]uint16{"": 0}, localIndex: map[QName]Name{}}, nil
+}
+
+func giveBack(p *parser) {
+	select {
+	case parsers <- p:
+	default:
+		p.free()
+	}
+}
+
+func (p *parser) free() { C.einv_parser_free(p.c) }
+
+func (p *parser) parse(data []byte, lim Limits) (*Tree, error) {
 	var r C.einv_result
-	C.einv_parse((*C.char)(unsafe.Pointer(&data[0])), C.int(len(data)), C.long(lim.MaxText), &r)
-	defer C.einv_free(&r)
+	C.einv_parse(p.c, (*C.char)(unsafe.Pointer(&data[0])), C.int(len(data)), C.long(lim.MaxText), C.int(lim.MaxDepth), &r)
 	switch {
-	case r.oom != 0:
-		return nil, errors.New("xmltree: out of memory")
+	case r.stopped == C.EINV_STOP_OOM:
+		return nil, errOutOfMemory
 	case r.stopped == C.EINV_STOP_DOCTYPE:
 		return nil, &Error{Kind: DoctypeFound, Message: "a DOCTYPE is not allowed in an e-invoice document"}
 	case r.stopped == C.EINV_STOP_TEXT:
 		return nil, &Error{Kind: TextTooLong, Message: fmt.Sprintf("a text node is longer than %d bytes", lim.MaxText)}
+	case r.stopped == C.EINV_STOP_DEEP:
+		return nil, &Error{Kind: TooDeep, Line: int(r.stop_line), Message: fmt.Sprintf("elements are nested deeper than %d levels", lim.MaxDepth)}
 	case r.well_formed == 0 || r.errors > 0:
 		msg := C.GoString(&r.first_error[0])
 		if msg == "" {
@@ -81,167 +163,74 @@ func Parse(data []byte, lim Limits) (*Tree, error) {
 			kind = TooDeep
 		}
 		return nil, &Error{Kind: kind, Line: int(r.first_error_line), Message: msg}
-	}
-	events := C.GoStringN((*C.char)(unsafe.Pointer(r.buf)), C.int(r.len))
-	t, err := build(events, lim)
-	if err != nil {
-		return nil, err
-	}
-	t.Info.Encoding = C.GoString(&r.encoding[0])
-	t.Info.BOM = bytes.HasPrefix(data, []byte{0xEF, 0xBB, 0xBF})
-	return t, nil
-}
-
-// build turns the event stream into a tree.
-func build(ev string, lim Limits) (*Tree, error) {
-	t := &Tree{data: ev, prefixes: []string{""}, nodes: make([]node, 0, len(ev)/48+8)}
-	registry.RLock()
-	defer registry.RUnlock()
-
-	pos := 0
-	u32 := func() int {
-		v := uint32(ev[pos]) | uint32(ev[pos+1])<<8 | uint32(ev[pos+2])<<16 | uint32(ev[pos+3])<<24
-		pos += 4
-		return int(v)
-	}
-	str := func() (string, int) {
-		n := u32()
-		s, start := ev[pos:pos+n], pos
-		pos += n
-		return s, start
-	}
-	// names are the document's names by the numbers the event stream gives them.
-	type docName struct {
-		name   Name
-		prefix uint16
-	}
-	names := make([]docName, 0, 128)
-	type open struct{ id, lastChild, lastElem NodeID }
-	stack := make([]open, 0, 32)
-	link := func(id NodeID, isElem bool) {
-		if len(stack) == 0 {
-			return
-		}
-		top := &stack[len(stack)-1]
-		p := &t.nodes[top.id]
-		if top.lastChild == None {
-			p.firstChild = id
-		} else {
-			t.nodes[top.lastChild].nextSibling = id
-		}
-		top.lastChild = id
-		if isElem {
-			if top.lastElem == None {
-				p.firstElem = id
-			} else {
-				t.nodes[top.lastElem].nextElem = id
-			}
-			top.lastElem = id
-		}
-	}
-	for pos < len(ev) {
-		op := ev[pos]
-		pos++
-		switch op {
-		case C.EINV_NAME:
-			space, _ := str()
-			prefix, _ := str()
-			local, _ := str()
-			names = append(names, docName{t.intern(space, local), t.prefixOf(prefix)})
-		case C.EINV_START:
-			line := u32()
-			name := names[u32()]
-			if len(stack) >= lim.MaxDepth {
-				return nil, &Error{Kind: TooDeep, Line: line, Message: fmt.Sprintf("elements are nested deeper than %d levels", lim.MaxDepth)}
-			}
-			parent := None
-			if len(stack) > 0 {
-				top := &stack[len(stack)-1]
-				parent = top.id
-				// Whitespace-only text before the first element child carries nothing: drop it.
-				if top.lastElem == None && top.lastChild == NodeID(len(t.nodes)-1) && top.lastChild != top.id &&
-					isSpace(t.data[t.nodes[top.lastChild].start:t.nodes[top.lastChild].end]) {
-					t.nodes = t.nodes[:len(t.nodes)-1]
-					t.nodes[top.id].firstChild, top.lastChild = None, None
-				}
-			}
-			id := NodeID(len(t.nodes))
-			nd := node{name: name.name, prefix: name.prefix, line: int32(line), parent: parent,
-				firstChild: None, nextSibling: None, firstElem: None, nextElem: None, depth: uint16(len(stack))}
-			nattrs := u32()
-			nd.start = int32(len(t.attrs))
-			for i := 0; i < nattrs; i++ {
-				aname := names[u32()]
-				value, _ := str()
-				t.attrs = append(t.attrs, Attr{Name: aname.name, Value: value})
-			}
-			nd.end = int32(len(t.attrs))
-			t.nodes = append(t.nodes, nd)
-			link(id, true)
-			stack = append(stack, open{id, None, None})
-			t.Info.Elements++
-		case C.EINV_END:
-			t.nodes[stack[len(stack)-1].id].last = NodeID(len(t.nodes) - 1)
-			stack = stack[:len(stack)-1]
-		case C.EINV_TEXT:
-			text, start := str()
-			if len(stack) == 0 {
-				continue // text outside the document element (not possible in well-formed XML)
-			}
-			top := &stack[len(stack)-1]
-			if top.lastElem != None && isSpace(text) {
-				continue // whitespace between elements
-			}
-			id := NodeID(len(t.nodes))
-			t.nodes = append(t.nodes, node{parent: top.id, firstChild: None, nextSibling: None,
-				firstElem: None, nextElem: None, last: id, start: int32(start), end: int32(pos), depth: uint16(len(stack))})
-			link(id, false)
-		default:
-			return nil, fmt.Errorf("xmltree: bad event %d at %d", op, pos-1)
-		}
-	}
-	if len(t.nodes) == 0 {
+	case r.nodes_len == 0:
 		return nil, &Error{Kind: Empty, Message: "the document has no element"}
 	}
+	if err := p.learn(C.GoBytes(unsafe.Pointer(r.new_names), C.int(r.new_names_len))); err != nil {
+		return nil, err
+	}
+	if len(p.names) != int(r.names_total) {
+		panic("xmltree: the C and Go name numbers differ")
+	}
+	t := &Tree{
+		data:     C.GoStringN((*C.char)(unsafe.Pointer(r.data)), C.int(r.data_len)),
+		nodes:    make([]node, r.nodes_len),
+		attrs:    make([]Attr, r.attrs_len),
+		local:    p.local,
+		prefixes: p.prefixes,
+	}
+	copy(t.nodes, unsafe.Slice((*node)(unsafe.Pointer(r.nodes)), r.nodes_len))
+	for i := range t.nodes {
+		if nd := &t.nodes[i]; nd.name != NoName {
+			dn := p.names[nd.name-1]
+			nd.name, nd.prefix = dn.name, dn.prefix
+		}
+	}
+	for i, a := range unsafe.Slice(r.attrs, r.attrs_len) {
+		t.attrs[i] = Attr{Name: p.names[a.name-1].name, Value: t.data[a.start:a.end]}
+	}
+	t.Info = Info{Encoding: C.GoString(&r.encoding[0]), BOM: bytes.HasPrefix(data, []byte{0xEF, 0xBB, 0xBF}), Elements: int(r.elements)}
 	return t, nil
 }
 
-// intern numbers a name: its global number when registered, else one of this tree's own. The caller
-// holds the registry's read lock. Names come grouped by namespace, so the namespace's table is kept
-// from one call to the next.
-func (t *Tree) intern(space, local string) Name {
-	if space != t.lastSpace || t.lastLocals == nil {
-		t.lastSpace, t.lastLocals = space, registry.index[space]
+// learn reads the names the C side numbered for the first time in this parse (each as namespace,
+// prefix and local name, every part a length and its bytes) and resolves them; when names were
+// registered since the parser last resolved, every name is resolved again.
+func (p *parser) learn(records []byte) error {
+	part := func() string {
+		n := int(records[0]) | int(records[1])<<8 | int(records[2])<<16 | int(records[3])<<24
+		s := string(records[4 : 4+n])
+		records = records[4+n:]
+		return s
 	}
-	if n, ok := t.lastLocals[local]; ok {
-		return n
+	for len(records) > 0 {
+		space, prefix, local := part(), part(), part()
+		p.seen = append(p.seen, seenName{QName{space, local}, prefix})
 	}
-	for i, q := range t.local {
-		if q.Space == space && q.Local == local {
-			return FirstLocalName + Name(i)
+	registry.RLock()
+	defer registry.RUnlock()
+	if p.registered != len(registry.names) {
+		p.names, p.registered = p.names[:0], len(registry.names)
+	}
+	for _, s := range p.seen[len(p.names):] {
+		n, ok := registry.index[s.Space][s.Local]
+		if !ok {
+			if n, ok = p.localIndex[s.QName]; !ok {
+				p.local = append(p.local, s.QName)
+				n = FirstLocalName + Name(len(p.local)-1)
+				p.localIndex[s.QName] = n
+			}
 		}
-	}
-	t.local = append(t.local, QName{space, local})
-	return FirstLocalName + Name(len(t.local)-1)
-}
-
-func (t *Tree) prefixOf(p string) uint16 {
-	for i, q := range t.prefixes {
-		if q == p {
-			return uint16(i)
+		prefix, ok := p.prefixIndex[s.prefix]
+		if !ok {
+			if len(p.prefixes) > 0xFFFF {
+				return &Error{Kind: TooLarge, Message: "the document uses more namespace prefixes than accepted"}
+			}
+			prefix = uint16(len(p.prefixes))
+			p.prefixes = append(p.prefixes, s.prefix)
+			p.prefixIndex[s.prefix] = prefix
 		}
+		p.names = append(p.names, docName{n, prefix})
 	}
-	t.prefixes = append(t.prefixes, p)
-	return uint16(len(t.prefixes) - 1)
-}
-
-func isSpace(s string) bool {
-	for i := 0; i < len(s); i++ {
-		switch s[i] {
-		case ' ', '\t', '\n', '\r':
-		default:
-			return false
-		}
-	}
-	return true
+	return nil
 }

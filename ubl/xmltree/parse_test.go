@@ -58,6 +58,7 @@ func TestTreeShape(t *testing.T) {
 func TestNameIndexAndSubtrees(t *testing.T) {
 	a := Register(ns, "a")
 	b := Register(ns, "b")
+	IndexName(b)
 	tr := mustParse(t, `<a xmlns="urn:example"><b/><x:b xmlns:x="urn:example"><b>t</b></x:b><c/><b/></a>`)
 	all := tr.Named(b)
 	if len(all) != 4 {

@@ -1,6 +1,9 @@
-// SAX2 front end on libxml2: parses a document held in memory and writes a compact event stream that
-// the Go side turns into a tree in one pass. No DOM is built, no DTD is accepted, no entity is loaded,
-// nothing is fetched from the network.
+// SAX2 front end on libxml2: parses a document held in memory straight into the node array the Go side
+// uses. No DOM is built, no DTD is accepted, no entity is loaded, nothing is fetched from the network.
+//
+// A parser is kept from one document to the next: libxml2's context (and with it the dictionary where
+// libxml2 interns names) and the table that numbers names. Names are then numbered once per parser, not
+// once per document, and the Go side learns each one once.
 #include "sax.h"
 #include <libxml/parser.h>
 #include <libxml/parserInternals.h>
@@ -10,48 +13,59 @@
 
 // A name as the parser hands it over: libxml2 interns names in its dictionary, so the three pointers
 // identify a name without comparing strings. (Were two pointers ever to differ for equal strings, the
-// name would only be defined twice; the Go side maps both to the same Name.)
+// name would only be numbered twice; the Go side maps both to the same Name.)
 typedef struct {
 	const xmlChar *uri, *prefix, *local;
 	unsigned int index;
 } name_slot;
 
 typedef struct {
-	xmlParserCtxtPtr ctxt;
-	einv_result *r;
-	long text_in_node;   // bytes of text in the current run of character data
-	long max_text;
-	size_t text_len_at; // offset of the length of the text record being extended, 0 when none
-	name_slot *names;   // open addressing, power-of-two size, empty slots have local == NULL
-	unsigned int names_cap, names_len;
-} state;
+	int id, last_child, last_elem;
+} open_element;
 
-static int grow(einv_result *r, size_t need) {
-	if (r->len + need <= r->cap) return 1;
-	size_t cap = r->cap ? r->cap : 4096;
-	while (cap < r->len + need) cap *= 2;
-	unsigned char *b = realloc(r->buf, cap);
-	if (!b) { r->oom = 1; return 0; }
-	r->buf = b; r->cap = cap;
+struct einv_parser {
+	xmlParserCtxtPtr ctxt;
+	xmlSAXHandler handler;
+	einv_result *r;
+
+	name_slot *names; // open addressing, power-of-two size, empty slots have local == NULL
+	unsigned int names_cap, names_len;
+
+	size_t nodes_cap, attrs_cap, data_cap, new_names_cap;
+	einv_node *nodes;
+	einv_attr *attrs;
+	unsigned char *data, *new_names;
+
+	open_element *open;
+	int depth, open_cap, max_depth; // open holds open_cap >= max_depth + 1 elements
+	int run;       // the text node being read, -1 when none
+	int run_blank; // it holds only whitespace so far
+	long max_text;
+};
+
+static int reserve(void **buf, size_t *cap, size_t len, size_t need, size_t size) {
+	if (len + need <= *cap) return 1;
+	size_t c = *cap ? *cap : 256;
+	while (c < len + need) c *= 2;
+	void *b = realloc(*buf, c * size);
+	if (!b) return 0;
+	*buf = b;
+	*cap = c;
 	return 1;
 }
 
-static void put_u32(einv_result *r, unsigned int v) {
-	if (!grow(r, 4)) return;
-	memcpy(r->buf + r->len, &v, 4); r->len += 4;
+static void stop(einv_parser *p, int code) {
+	if (!p->r->stopped) p->r->stopped = code;
+	xmlStopParser(p->ctxt);
 }
 
-static void put_bytes(einv_result *r, const xmlChar *s, int n) {
-	if (!grow(r, (size_t)n + 4)) return;
-	memcpy(r->buf + r->len, &n, 4); r->len += 4;
-	memcpy(r->buf + r->len, s, (size_t)n); r->len += (size_t)n;
-}
-
-static void put_str(einv_result *r, const xmlChar *s) { put_bytes(r, s ? s : (const xmlChar *)"", s ? (int)strlen((const char *)s) : 0); }
-
-static void stop(state *st, int code) {
-	if (!st->r->stopped) st->r->stopped = code;
-	xmlStopParser(st->ctxt);
+static int put_name_part(einv_parser *p, const xmlChar *s) {
+	unsigned int n = s ? (unsigned int)strlen((const char *)s) : 0;
+	if (!reserve((void **)&p->new_names, &p->new_names_cap, p->r->new_names_len, n + 4, 1)) return 0;
+	memcpy(p->new_names + p->r->new_names_len, &n, 4);
+	memcpy(p->new_names + p->r->new_names_len + 4, s, n);
+	p->r->new_names_len += n + 4;
+	return 1;
 }
 
 static size_t slot_of(const name_slot *t, unsigned int cap, const xmlChar *uri, const xmlChar *prefix, const xmlChar *local) {
@@ -63,88 +77,125 @@ static size_t slot_of(const name_slot *t, unsigned int cap, const xmlChar *uri, 
 	return i;
 }
 
-// name_index numbers a name for this document, writing an EINV_NAME record the first time it is
-// seen; it returns -1 when memory runs out.
-static long name_index(state *st, const xmlChar *uri, const xmlChar *prefix, const xmlChar *local) {
-	if (2 * (st->names_len + 1) > st->names_cap) {
-		unsigned int cap = st->names_cap ? 2 * st->names_cap : 256;
+// name_number is the parser's number of a name plus one, numbering it (and recording it among this
+// parse's new names) the first time it is seen; 0 when memory runs out.
+static unsigned int name_number(einv_parser *p, const xmlChar *uri, const xmlChar *prefix, const xmlChar *local) {
+	if (2 * (p->names_len + 1) > p->names_cap) {
+		unsigned int cap = p->names_cap ? 2 * p->names_cap : 256;
 		name_slot *t = calloc(cap, sizeof *t);
-		if (!t) return -1;
-		for (unsigned int i = 0; i < st->names_cap; i++)
-			if (st->names[i].local) t[slot_of(t, cap, st->names[i].uri, st->names[i].prefix, st->names[i].local)] = st->names[i];
-		free(st->names);
-		st->names = t; st->names_cap = cap;
+		if (!t) return 0;
+		for (unsigned int i = 0; i < p->names_cap; i++)
+			if (p->names[i].local) t[slot_of(t, cap, p->names[i].uri, p->names[i].prefix, p->names[i].local)] = p->names[i];
+		free(p->names);
+		p->names = t;
+		p->names_cap = cap;
 	}
-	size_t i = slot_of(st->names, st->names_cap, uri, prefix, local);
-	if (st->names[i].local) return st->names[i].index;
-	einv_result *r = st->r;
-	if (!grow(r, 1)) return -1;
-	r->buf[r->len++] = EINV_NAME;
-	put_str(r, uri);
-	put_str(r, prefix);
-	put_str(r, local);
-	if (r->oom) return -1;
-	st->names[i] = (name_slot){ uri, prefix, local, st->names_len };
-	return st->names_len++;
+	size_t i = slot_of(p->names, p->names_cap, uri, prefix, local);
+	if (p->names[i].local) return p->names[i].index + 1;
+	if (!put_name_part(p, uri) || !put_name_part(p, prefix) || !put_name_part(p, local)) return 0;
+	p->names[i] = (name_slot){ uri, prefix, local, p->names_len };
+	return ++p->names_len;
+}
+
+// link makes node id the last child of the innermost open element.
+static void link(einv_parser *p, int id, int is_element) {
+	open_element *top = &p->open[p->depth - 1];
+	einv_node *parent = &p->nodes[top->id];
+	if (top->last_child < 0) parent->first_child = id;
+	else p->nodes[top->last_child].next_sibling = id;
+	top->last_child = id;
+	if (!is_element) return;
+	if (top->last_elem < 0) parent->first_elem = id;
+	else p->nodes[top->last_elem].next_elem = id;
+	top->last_elem = id;
+}
+
+// end_run closes the text node being read. Whitespace-only text carries nothing in UBL between or
+// before elements, so it is dropped there; it is kept as the whole content of an element without
+// element children.
+static void end_run(einv_parser *p, int child_starts) {
+	if (p->run < 0) return;
+	int id = p->run;
+	p->run = -1;
+	if (p->run_blank && (child_starts || p->open[p->depth - 1].last_elem >= 0)) {
+		p->r->data_len = (size_t)p->nodes[id].start; // the run is the last node and the last data
+		p->r->nodes_len--;
+		return;
+	}
+	link(p, id, 0);
+}
+
+static int new_node(einv_parser *p) {
+	einv_result *r = p->r;
+	if (!reserve((void **)&p->nodes, &p->nodes_cap, r->nodes_len, 1, sizeof *p->nodes)) return -1;
+	int id = (int)r->nodes_len++;
+	p->nodes[id] = (einv_node){ .parent = p->depth ? p->open[p->depth - 1].id : -1, .depth = (unsigned short)p->depth,
+		.first_child = -1, .next_sibling = -1, .first_elem = -1, .next_elem = -1, .last = id };
+	return id;
 }
 
 static void on_start(void *ctx, const xmlChar *localname, const xmlChar *prefix, const xmlChar *uri,
 		int nb_namespaces, const xmlChar **namespaces, int nb_attributes, int nb_defaulted, const xmlChar **attrs) {
-	state *st = ((xmlParserCtxtPtr)ctx)->_private;
-	einv_result *r = st->r;
-	st->text_in_node = 0;
-	st->text_len_at = 0;
-	// Names first (their records must precede the element's), kept on the stack for the usual few
-	// attributes.
-	long small[16], *idx = small;
-	if (nb_attributes + 1 > 16 && !(idx = malloc(sizeof *idx * (size_t)(nb_attributes + 1)))) return stop(st, EINV_STOP_OOM);
-	idx[0] = name_index(st, uri, prefix, localname);
-	for (int i = 0; i < nb_attributes; i++) idx[i + 1] = name_index(st, attrs[5 * i + 2], attrs[5 * i + 1], attrs[5 * i]);
-	int failed = 0;
-	for (int i = 0; i <= nb_attributes; i++) failed |= idx[i] < 0;
-	if (failed || !grow(r, 1)) {
-		if (idx != small) free(idx);
-		return stop(st, EINV_STOP_OOM);
+	einv_parser *p = ((xmlParserCtxtPtr)ctx)->_private;
+	einv_result *r = p->r;
+	end_run(p, 1);
+	if (p->depth >= p->max_depth) {
+		r->stop_line = xmlSAX2GetLineNumber(ctx);
+		return stop(p, EINV_STOP_DEEP);
 	}
-	r->buf[r->len++] = EINV_START;
-	put_u32(r, (unsigned int)xmlSAX2GetLineNumber(ctx));
-	put_u32(r, (unsigned int)idx[0]);
-	put_u32(r, (unsigned int)nb_attributes);
+	unsigned int name = name_number(p, uri, prefix, localname);
+	int id = name ? new_node(p) : -1;
+	if (id < 0 || !reserve((void **)&p->attrs, &p->attrs_cap, r->attrs_len, (size_t)nb_attributes, sizeof *p->attrs))
+		return stop(p, EINV_STOP_OOM);
+	einv_node *nd = &p->nodes[id];
+	nd->name = name;
+	nd->line = xmlSAX2GetLineNumber(ctx);
+	nd->start = (int)r->attrs_len;
 	for (int i = 0; i < nb_attributes; i++) {
 		const xmlChar **a = attrs + 5 * i; // localname, prefix, URI, value, end
-		put_u32(r, (unsigned int)idx[i + 1]);
-		put_bytes(r, a[3], (int)(a[4] - a[3]));
+		size_t n = (size_t)(a[4] - a[3]);
+		unsigned int aname = name_number(p, a[2], a[1], a[0]);
+		if (!aname || !reserve((void **)&p->data, &p->data_cap, r->data_len, n, 1)) return stop(p, EINV_STOP_OOM);
+		memcpy(p->data + r->data_len, a[3], n);
+		p->attrs[r->attrs_len++] = (einv_attr){ aname, (int)r->data_len, (int)(r->data_len + n) };
+		r->data_len += n;
 	}
-	if (idx != small) free(idx);
-	if (r->oom) stop(st, EINV_STOP_OOM);
+	nd->end = (int)r->attrs_len;
+	if (p->depth > 0) link(p, id, 1);
+	p->open[p->depth++] = (open_element){ id, -1, -1 };
+	r->elements++;
 }
 
 static void on_end(void *ctx, const xmlChar *localname, const xmlChar *prefix, const xmlChar *uri) {
-	state *st = ((xmlParserCtxtPtr)ctx)->_private;
-	st->text_in_node = 0;
-	st->text_len_at = 0;
-	if (!grow(st->r, 1)) return stop(st, EINV_STOP_OOM);
-	st->r->buf[st->r->len++] = EINV_END;
+	einv_parser *p = ((xmlParserCtxtPtr)ctx)->_private;
+	end_run(p, 0);
+	p->nodes[p->open[--p->depth].id].last = (int)p->r->nodes_len - 1;
+}
+
+static int blank(const xmlChar *s, int n) {
+	for (int i = 0; i < n; i++)
+		if (s[i] != ' ' && s[i] != '\t' && s[i] != '\n' && s[i] != '\r') return 0;
+	return 1;
 }
 
 static void on_text(void *ctx, const xmlChar *ch, int len) {
-	state *st = ((xmlParserCtxtPtr)ctx)->_private;
-	st->text_in_node += len;
-	if (st->text_in_node > st->max_text) return stop(st, EINV_STOP_TEXT);
-	einv_result *r = st->r;
-	if (!grow(r, (size_t)len + 5)) return stop(st, EINV_STOP_OOM);
-	if (st->text_len_at) { // the previous event was text: extend it, so a run is one record
-		int n;
-		memcpy(&n, r->buf + st->text_len_at, 4);
-		n += len;
-		memcpy(r->buf + st->text_len_at, &n, 4);
-		memcpy(r->buf + r->len, ch, (size_t)len);
-		r->len += (size_t)len;
-		return;
+	einv_parser *p = ((xmlParserCtxtPtr)ctx)->_private;
+	einv_result *r = p->r;
+	if (p->depth == 0) return; // outside the document element: not possible in well-formed XML
+	if (p->run < 0) {
+		int id = new_node(p);
+		if (id < 0) return stop(p, EINV_STOP_OOM);
+		p->nodes[id].start = p->nodes[id].end = (int)r->data_len;
+		p->run = id;
+		p->run_blank = 1;
 	}
-	r->buf[r->len++] = EINV_TEXT;
-	st->text_len_at = r->len;
-	put_bytes(r, ch, len);
+	einv_node *nd = &p->nodes[p->run];
+	if ((long)(nd->end - nd->start) + len > p->max_text) return stop(p, EINV_STOP_TEXT);
+	if (!reserve((void **)&p->data, &p->data_cap, r->data_len, (size_t)len, 1)) return stop(p, EINV_STOP_OOM);
+	memcpy(p->data + r->data_len, ch, (size_t)len);
+	r->data_len += (size_t)len;
+	nd->end = (int)r->data_len;
+	if (p->run_blank) p->run_blank = blank(ch, len);
 }
 
 static void on_doctype(void *ctx, const xmlChar *name, const xmlChar *ext, const xmlChar *sys) {
@@ -159,7 +210,7 @@ static xmlEntityPtr on_entity(void *ctx, const xmlChar *name) {
 static void on_error(void *ctx, xmlErrorPtr err) {
 	xmlParserCtxtPtr c = ctx;
 	if (!c || !c->_private || !err) return;
-	einv_result *r = ((state *)c->_private)->r;
+	einv_result *r = ((einv_parser *)c->_private)->r;
 	if (err->level == XML_ERR_WARNING) return;
 	r->errors++;
 	if (r->first_error[0] == 0) {
@@ -177,42 +228,93 @@ static void on_error(void *ctx, xmlErrorPtr err) {
 // No external resource is ever loaded: every attempt to open one fails.
 static xmlParserInputPtr no_loader(const char *url, const char *id, xmlParserCtxtPtr ctxt) { return NULL; }
 
-void einv_parse(const char *data, int len, long max_text, einv_result *r) {
-	memset(r, 0, sizeof *r);
-	xmlSAXHandler h;
-	memset(&h, 0, sizeof h);
-	h.initialized = XML_SAX2_MAGIC;
-	h.startElementNs = on_start;
-	h.endElementNs = on_end;
-	h.characters = on_text;
-	h.cdataBlock = on_text;
-	h.ignorableWhitespace = on_text;
-	h.internalSubset = on_doctype;
-	h.getEntity = on_entity;
-	h.serror = on_error;
-
-	xmlParserCtxtPtr ctxt = xmlCreateMemoryParserCtxt(data, len);
-	if (!ctxt) { r->oom = 1; return; }
-	state st = { ctxt, r, 0, max_text, 0, NULL, 0, 0 };
-	xmlSAXHandlerPtr old = ctxt->sax;
-	ctxt->sax = &h;
-	ctxt->_private = &st;
-	ctxt->userData = ctxt;
-	xmlCtxtUseOptions(ctxt, XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING);
-	ctxt->sax = &h; // xmlCtxtUseOptions may reset handler fields; keep ours
-	xmlParseDocument(ctxt);
-	r->well_formed = ctxt->wellFormed && ctxt->nsWellFormed;
-	if (ctxt->encoding) strncpy(r->encoding, (const char *)ctxt->encoding, sizeof r->encoding - 1);
-	else if (ctxt->input && ctxt->input->encoding) strncpy(r->encoding, (const char *)ctxt->input->encoding, sizeof r->encoding - 1);
-	ctxt->sax = old;
-	ctxt->_private = NULL;
-	xmlFreeParserCtxt(ctxt);
-	free(st.names);
-}
-
 void einv_init(void) {
 	xmlInitParser();
 	xmlSetExternalEntityLoader(no_loader);
 }
 
-void einv_free(einv_result *r) { free(r->buf); r->buf = NULL; }
+einv_parser *einv_parser_new(void) {
+	einv_parser *p = calloc(1, sizeof *p);
+	if (!p) return NULL;
+	p->ctxt = xmlNewParserCtxt();
+	if (!p->ctxt) {
+		free(p);
+		return NULL;
+	}
+	xmlSAXHandler *h = &p->handler;
+	h->initialized = XML_SAX2_MAGIC;
+	h->startElementNs = on_start;
+	h->endElementNs = on_end;
+	h->characters = on_text;
+	h->cdataBlock = on_text;
+	h->ignorableWhitespace = on_text;
+	h->internalSubset = on_doctype;
+	h->getEntity = on_entity;
+	h->serror = on_error;
+	return p;
+}
+
+void einv_parser_free(einv_parser *p) {
+	if (!p) return;
+	xmlFreeParserCtxt(p->ctxt);
+	free(p->names);
+	free(p->nodes);
+	free(p->attrs);
+	free(p->data);
+	free(p->new_names);
+	free(p->open);
+	free(p);
+}
+
+void einv_parse(einv_parser *p, const char *data, int len, long max_text, int max_depth, einv_result *r) {
+	memset(r, 0, sizeof *r);
+	p->r = r;
+	p->depth = 0;
+	p->run = -1;
+	p->max_text = max_text;
+	p->max_depth = max_depth;
+	if (p->open_cap < max_depth + 1) {
+		open_element *o = realloc(p->open, sizeof *o * (size_t)(max_depth + 1));
+		if (!o) { r->stopped = EINV_STOP_OOM; return; }
+		p->open = o;
+		p->open_cap = max_depth + 1;
+	}
+
+	xmlParserCtxtPtr c = p->ctxt;
+	xmlCtxtReset(c);
+	xmlParserInputBufferPtr buf = xmlParserInputBufferCreateMem(data, len, XML_CHAR_ENCODING_NONE);
+	xmlParserInputPtr in = buf ? xmlNewIOInputStream(c, buf, XML_CHAR_ENCODING_NONE) : NULL;
+	if (!in) {
+		if (buf) xmlFreeParserInputBuffer(buf);
+		r->stopped = EINV_STOP_OOM;
+		return;
+	}
+	inputPush(c, in);
+	xmlCtxtUseOptions(c, XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING);
+	*c->sax = p->handler; // after the options, which set some handler fields of their own
+	c->_private = p;
+	c->userData = c;
+	xmlParseDocument(c);
+
+	r->well_formed = c->wellFormed && c->nsWellFormed;
+	if (c->encoding) strncpy(r->encoding, (const char *)c->encoding, sizeof r->encoding - 1);
+	else if (c->input && c->input->encoding) strncpy(r->encoding, (const char *)c->input->encoding, sizeof r->encoding - 1);
+	// The input refers to the caller's memory: let it go now.
+	while ((in = inputPop(c)) != NULL) xmlFreeInputStream(in);
+	c->_private = NULL;
+
+	r->nodes = p->nodes;
+	r->attrs = p->attrs;
+	r->data = p->data;
+	r->new_names = p->new_names;
+	r->names_total = p->names_len;
+}
+
+void einv_node_layout(size_t *size, size_t offsets[12]) {
+	*size = sizeof(einv_node);
+	size_t o[12] = { offsetof(einv_node, name), offsetof(einv_node, prefix), offsetof(einv_node, depth),
+		offsetof(einv_node, line), offsetof(einv_node, parent), offsetof(einv_node, first_child),
+		offsetof(einv_node, next_sibling), offsetof(einv_node, first_elem), offsetof(einv_node, next_elem),
+		offsetof(einv_node, last), offsetof(einv_node, start), offsetof(einv_node, end) };
+	memcpy(offsets, o, sizeof o);
+}

@@ -3,25 +3,46 @@
 
 #include <stddef.h>
 
-// Event records: NAME defines the document's next name number (URI, prefix, local name); START refers
-// to names by number.
-enum { EINV_START = 1, EINV_END = 2, EINV_TEXT = 3, EINV_NAME = 4 };
-enum { EINV_STOP_DOCTYPE = 1, EINV_STOP_TEXT = 2, EINV_STOP_OOM = 3 };
-
+// One node of the tree, laid out exactly as the Go type node (parse.go checks this at start-up). name
+// is the parser's name number plus one (0 for text); the Go side turns it into a Name.
 typedef struct {
-	unsigned char *buf;
-	size_t len, cap;
-	int oom;
-	int stopped;          // why the front end stopped the parser (EINV_STOP_*), 0 if it did not
+	unsigned int name;
+	unsigned short prefix, depth;
+	int line, parent, first_child, next_sibling, first_elem, next_elem, last, start, end;
+} einv_node;
+
+// One attribute: its name number plus one, and its value as a range of the data buffer.
+typedef struct {
+	unsigned int name;
+	int start, end;
+} einv_attr;
+
+enum { EINV_STOP_DOCTYPE = 1, EINV_STOP_TEXT = 2, EINV_STOP_OOM = 3, EINV_STOP_DEEP = 4 };
+
+// The outcome of one parse. The buffers belong to the parser and stay valid until its next parse.
+typedef struct {
+	einv_node *nodes;
+	einv_attr *attrs;
+	unsigned char *data;      // text and attribute values
+	unsigned char *new_names; // names first seen in this parse: (uri, prefix, local) as length + bytes
+	size_t nodes_len, attrs_len, data_len, new_names_len;
+	unsigned int names_total; // names the parser has numbered so far, this parse's included
+	int elements;
+	int stopped;  // why the front end stopped the parser (EINV_STOP_*), 0 if it did not
+	int stop_line;
 	int well_formed;
-	int errors;           // parser errors reported
+	int errors;   // parser errors reported
 	int first_error_line, first_error_code, first_error_domain;
 	char first_error[256];
-	char encoding[32];    // declared encoding, if any
+	char encoding[32]; // declared encoding, if any
 } einv_result;
 
-void einv_parse(const char *data, int len, long max_text, einv_result *r);
-void einv_free(einv_result *r);
+typedef struct einv_parser einv_parser;
+
 void einv_init(void);
+einv_parser *einv_parser_new(void);
+void einv_parser_free(einv_parser *p);
+void einv_parse(einv_parser *p, const char *data, int len, long max_text, int max_depth, einv_result *r);
+void einv_node_layout(size_t *size, size_t offsets[12]);
 
 #endif

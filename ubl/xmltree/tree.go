@@ -66,12 +66,10 @@ type Tree struct {
 	prefixes []string // prefixes seen, index 0 = none
 	Info     Info
 
-	lastSpace  string          // while building: the namespace intern saw last
-	lastLocals map[string]Name // and its registered names
-
-	byNameOnce sync.Once
-	byName     []NodeID // elements grouped by registered name, each group in document order
-	byNameAt   []int32  // group of Name n: byName[byNameAt[n]:byNameAt[n+1]]
+	byNameOnce  sync.Once
+	byName      []NodeID // elements of the indexed names grouped by name, each group in document order
+	byNameAt    []int32  // group g: byName[byNameAt[g]:byNameAt[g+1]]
+	byNameGroup []int32  // the groups of names, as they stood when the index was built
 }
 
 // Info is what the parse learnt about the document as a whole.
@@ -259,17 +257,25 @@ func (t *Tree) Path(n NodeID) string {
 // SubtreeEnd is one past the last node of n's subtree: n's descendants are the nodes n+1 up to it.
 func (t *Tree) SubtreeEnd(n NodeID) NodeID { return t.nodes[n].last + 1 }
 
-// Named is every element with the registered name, in document order. The index behind it is built
-// on first use, once per tree.
+// Named is every element with the name, in document order. For names declared with IndexName the
+// answer comes from an index built on first use, once per tree; for others, from a scan.
 func (t *Tree) Named(name Name) []NodeID {
 	t.byNameOnce.Do(t.indexNames)
-	if int(name)+1 >= len(t.byNameAt) {
-		return nil
+	if int(name) < len(t.byNameGroup) {
+		if g := t.byNameGroup[name]; g > 0 {
+			return t.byName[t.byNameAt[g]:t.byNameAt[g+1]]
+		}
 	}
-	return t.byName[t.byNameAt[name]:t.byNameAt[name+1]]
+	var out []NodeID
+	for i := range t.nodes {
+		if t.nodes[i].name == name {
+			out = append(out, NodeID(i))
+		}
+	}
+	return out
 }
 
-// NamedWithin is the elements with the registered name whose IDs lie in [from, to), in document order.
+// NamedWithin is the elements with the name whose IDs lie in [from, to), in document order.
 func (t *Tree) NamedWithin(name Name, from, to NodeID) []NodeID {
 	all := t.Named(name)
 	lo := sort.Search(len(all), func(i int) bool { return all[i] >= from })
@@ -277,31 +283,29 @@ func (t *Tree) NamedWithin(name Name, from, to NodeID) []NodeID {
 	return all[lo:hi]
 }
 
-// indexNames groups the elements by name with a counting sort: two allocations per tree.
+// indexNames groups the elements of the indexed names with a counting sort: two allocations per tree.
 func (t *Tree) indexNames() {
-	top := Name(0)
+	indexed.RLock()
+	group, count := indexed.group, indexed.count
+	indexed.RUnlock()
+	// at[g] counts the elements of group g, then (summed) marks where group g ends; placing the
+	// elements from the last one down moves it to where the group starts, which is where group g-1 ends.
+	at := make([]int32, count+2)
 	for i := range t.nodes {
-		if n := t.nodes[i].name; n < FirstLocalName && n > top {
-			top = n
+		if n := t.nodes[i].name; int(n) < len(group) {
+			at[group[n]]++
 		}
 	}
-	// at[n] counts the elements named n, then (summed) marks where group n ends; placing the elements
-	// from the last one down moves it to where the group starts, which is where group n-1 ends.
-	at := make([]int32, top+2)
-	for i := range t.nodes {
-		if n := t.nodes[i].name; n != NoName && n < FirstLocalName {
-			at[n]++
-		}
-	}
-	for n := 1; n < len(at); n++ {
-		at[n] += at[n-1]
+	at[0] = 0 // group 0 holds the names not indexed
+	for g := 1; g < len(at); g++ {
+		at[g] += at[g-1]
 	}
 	ids := make([]NodeID, at[len(at)-1])
 	for i := len(t.nodes) - 1; i >= 0; i-- {
-		if n := t.nodes[i].name; n != NoName && n < FirstLocalName {
-			at[n]--
-			ids[at[n]] = NodeID(i)
+		if n := t.nodes[i].name; int(n) < len(group) && group[n] > 0 {
+			at[group[n]]--
+			ids[at[group[n]]] = NodeID(i)
 		}
 	}
-	t.byName, t.byNameAt = ids, at
+	t.byName, t.byNameAt, t.byNameGroup = ids, at, group
 }

@@ -1,8 +1,6 @@
 package ciuspt
 
 import (
-	"strings"
-
 	"einvoice/ubl/rules"
 	"einvoice/ubl/xmltree"
 )
@@ -60,9 +58,6 @@ var preds = map[string]rules.Pred{
 	"object": rules.ChildEquals("cbc:DocumentTypeCode", "130"),
 	"notVAT": func(c *rules.Ctx, n xmltree.NodeID) bool {
 		return c.Any(n, pSchemeID, func(x node) bool { return c.Str(x) != "VAT" })
-	},
-	"binaryObject": func(c *rules.Ctx, n xmltree.NodeID) bool {
-		return strings.HasSuffix(c.Tree().QName(c.Tree().Name(n)).Local, "BinaryObject")
 	},
 }
 

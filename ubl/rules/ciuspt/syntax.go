@@ -51,7 +51,7 @@ func syntaxPattern() *rules.Pattern {
 	)
 	return rules.NewPattern("UBL-syntax",
 		rule("cac:AdditionalDocumentReference", once("UBL-SR-33", "cbc:DocumentType")),
-		rule("*[binaryObject]",
+		rule("*BinaryObject",
 			fatal("UBL-DT-06", hasAttr("mimeCode"), "Binary objects shall have a MIME code.", "Os objetos binários devem ter o código MIME."),
 			fatal("UBL-DT-07", hasAttr("filename"), "Binary objects shall have a file name.", "Os objetos binários devem ter o nome do ficheiro.")),
 		rule("cac:Delivery", once("UBL-SR-25", "cac:DeliveryParty/cac:PartyName/cbc:Name")),

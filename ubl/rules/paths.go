@@ -1,0 +1,103 @@
+package rules
+
+import (
+	"sync"
+
+	"einvoice/ubl/xmltree"
+)
+
+// A set remembers, for each element path documents have shown (the names from the document element
+// down to the element), the rule each pattern matches there. Most elements of a document then find
+// their rules with one lookup instead of one walk up their ancestors per pattern. Paths through
+// elements whose names no schema registered, and contexts whose predicates must look at the document,
+// are matched by walking, as before.
+
+// pathCache numbers paths and keeps their rules. Entries are only ever added, at most maxPaths.
+type pathCache struct {
+	mu     sync.RWMutex
+	ids    map[uint64]int32 // (parent path + 1) << 32 | name → path
+	parent []int32          // by path: its parent path, -1 for a document element
+	name   []xmltree.Name   // by path: its last name
+	rules  []int32          // path × patterns + pattern: the rule, noMatch, or byWalking
+}
+
+const (
+	maxPaths  = 1 << 16
+	noMatch   = -1
+	byWalking = -2 // a predicate decides: walk the element's ancestors in the document
+	textNode  = -1 // in pathsOf's result: not an element
+	unknown   = -2 // in pathsOf's result: an element whose path is not remembered
+)
+
+// pathsOf numbers the paths of a tree's elements, remembering those not seen before. It returns each
+// node's path (or textNode, unknown) and the rule table to read them in.
+func (s *Set) pathsOf(t *xmltree.Tree, paths []int32) ([]int32, []int32) {
+	pc := &s.paths
+	locked := false
+	pc.mu.RLock()
+	for i := range paths {
+		n := xmltree.NodeID(i)
+		if t.Kind(n) != xmltree.Element {
+			paths[i] = textNode
+			continue
+		}
+		parent, name := int32(-1), t.Name(n)
+		if p := t.Parent(n); p != xmltree.None {
+			parent = paths[p]
+		}
+		if parent == unknown || name >= xmltree.FirstLocalName {
+			paths[i] = unknown
+			continue
+		}
+		key := uint64(parent+1)<<32 | uint64(name)
+		id, ok := pc.ids[key]
+		if !ok && !locked {
+			pc.mu.RUnlock()
+			pc.mu.Lock()
+			locked = true
+			id, ok = pc.ids[key]
+		}
+		if !ok {
+			id = s.addPath(t, key, parent, name)
+		}
+		paths[i] = id
+	}
+	rules := pc.rules
+	if locked {
+		pc.mu.Unlock()
+	} else {
+		pc.mu.RUnlock()
+	}
+	return paths, rules
+}
+
+// addPath remembers a new path and the rules of its element; the caller holds the write lock.
+func (s *Set) addPath(t *xmltree.Tree, key uint64, parent int32, name xmltree.Name) int32 {
+	pc := &s.paths
+	if len(pc.parent) >= maxPaths {
+		return unknown
+	}
+	if pc.ids == nil {
+		pc.ids = map[uint64]int32{}
+	}
+	id := int32(len(pc.parent))
+	pc.ids[key] = id
+	pc.parent = append(pc.parent, parent)
+	pc.name = append(pc.name, name)
+	names := []xmltree.Name{name}
+	for p := parent; p >= 0; p = pc.parent[p] {
+		names = append(names, pc.name[p])
+	}
+	for _, p := range s.Patterns {
+		rule, ok := p.matcher.firstByNames(t, names)
+		switch {
+		case !ok:
+			pc.rules = append(pc.rules, byWalking)
+		case rule == noRule:
+			pc.rules = append(pc.rules, noMatch)
+		default:
+			pc.rules = append(pc.rules, int32(rule))
+		}
+	}
+	return id
+}
