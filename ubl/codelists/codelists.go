@@ -21,7 +21,9 @@ type List struct {
 	Name   string
 	Source string
 	Codes  []string
-	text   string // the list as the rule artefact writes it
+	text   string              // the list as the rule artefact writes it
+	set    map[string]struct{} // the codes
+	exact  bool                // padded form, no code empty or holding a space: Padded is a set lookup
 }
 
 // Text is the list as one string in the artefact's form (" A B C " or "A,B,C,").
@@ -29,16 +31,18 @@ func (l *List) Text() string { return l.text }
 
 // Has reports whether code is one of the codes.
 func (l *List) Has(code string) bool {
-	for _, c := range l.Codes {
-		if c == code {
-			return true
-		}
-	}
-	return false
+	_, ok := l.set[code]
+	return ok
 }
 
-// Padded is the artefact test contains(' A B C ', concat(' ', v, ' ')).
-func (l *List) Padded(v string) bool { return strings.Contains(l.text, " "+v+" ") }
+// Padded is the artefact test contains(' A B C ', concat(' ', v, ' ')). For a value without spaces that
+// is the value being one of the codes.
+func (l *List) Padded(v string) bool {
+	if l.exact && !strings.Contains(v, " ") {
+		return l.Has(v)
+	}
+	return strings.Contains(l.text, " "+v+" ")
+}
 
 // Suffixed is the artefact test contains('A,B,C,', concat(v, ',')): a substring test, so "80" matches
 // inside "380,", exactly as the official rule does.
@@ -75,6 +79,12 @@ func parse(name, text string) (*List, error) {
 		default:
 			l.Codes = append(l.Codes, line)
 		}
+	}
+	l.set = make(map[string]struct{}, len(l.Codes))
+	l.exact = form == "padded"
+	for _, c := range l.Codes {
+		l.set[c] = struct{}{}
+		l.exact = l.exact && c != "" && !strings.Contains(c, " ")
 	}
 	switch form {
 	case "padded":

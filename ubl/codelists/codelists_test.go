@@ -19,3 +19,23 @@ func TestListsLoadAndKeepTheirForm(t *testing.T) {
 		}
 	}
 }
+
+// Padded answers from the set for single values; values with spaces still get the artefact's substring
+// semantics, under which two neighbouring codes match together.
+func TestPaddedKeepsTheArtefactSemantics(t *testing.T) {
+	cur := Get("currencies")
+	for _, v := range []string{"", " ", "EUR", "eur", "EURO", "UR", cur.Codes[0] + " " + cur.Codes[1], "EUR USD", cur.Codes[len(cur.Codes)-1]} {
+		if got, want := cur.Padded(v), contains(cur.Text(), " "+v+" "); got != want {
+			t.Errorf("Padded(%q) = %v, want %v", v, got, want)
+		}
+	}
+}
+
+func contains(s, sub string) bool {
+	for i := 0; i+len(sub) <= len(s); i++ {
+		if s[i:i+len(sub)] == sub {
+			return true
+		}
+	}
+	return false
+}

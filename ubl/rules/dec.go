@@ -3,7 +3,6 @@ package rules
 import (
 	"math/big"
 	"math/bits"
-	"strings"
 
 	"einvoice/ubl/xmltree"
 
@@ -47,9 +46,12 @@ func Int(i int64) Dec { return Dec{m: i} }
 // ParseDec reads the xs:decimal lexical form: surrounding whitespace, optional sign, digits with at
 // most one point, at least one digit, no exponent.
 func ParseDec(s string) (Dec, bool) {
-	s = strings.Trim(s, " \t\n\r")
-	body := strings.TrimLeft(s, "+-")
-	if len(s)-len(body) > 1 || body == "" || body == "." {
+	s = TrimBlanks(s)
+	body := s
+	if body != "" && (body[0] == '+' || body[0] == '-') {
+		body = body[1:]
+	}
+	if body == "" || body == "." || body[0] == '+' || body[0] == '-' {
 		return Dec{}, false
 	}
 	var m uint64
@@ -246,6 +248,9 @@ func divSmall(a, b Dec) (Dec, bool) {
 		q, r := bits.Div64(hi, lo, ub)
 		if r != 0 || q > 1<<63-1 {
 			return Dec{}, false
+		}
+		for q != 0 && q%10 == 0 && s > 0 { // the smallest scale keeps products in the small form
+			q, s = q/10, s-1
 		}
 		if (a.m < 0) != (b.m < 0) {
 			return Dec{m: -int64(q), e: s}, true

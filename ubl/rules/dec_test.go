@@ -76,8 +76,8 @@ func TestDecDivisionAgreesWithArbitraryPrecision(t *testing.T) {
 			}
 		}
 	}
-	if _, ok := divSmall(D("12.5"), D("100")); !ok {
-		t.Error("12.5 / 100 did not take the small form")
+	if q, ok := divSmall(D("23"), D("100")); !ok || q.e != 2 {
+		t.Errorf("23 / 100 = %+v, want the small form at scale 2", q)
 	}
 }
 

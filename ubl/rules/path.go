@@ -220,9 +220,10 @@ func (c *Ctx) selectAll(n xmltree.NodeID, p *Path) []xmltree.NodeID {
 					}
 					continue
 				}
-				for ch := t.FirstChild(x); ch != xmltree.None; ch = t.NextSibling(ch) {
-					if st.matches(c, ch) {
-						next = append(next, ch)
+				ids, names := t.ChildElements(x)
+				for i, name := range names {
+					if (st.any || name == st.name) && (st.pred == nil || st.pred(c, ids[i])) {
+						next = append(next, ids[i])
 					}
 				}
 			default: // descendant
@@ -269,12 +270,13 @@ func (c *Ctx) descendants(x xmltree.NodeID, st *pathStep, out []xmltree.NodeID) 
 // collectChildPath appends to the arena, in document order, the nodes a path of child steps selects.
 func (c *Ctx) collectChildPath(x xmltree.NodeID, steps []pathStep) {
 	st := &steps[0]
-	for ch := c.t.FirstChild(x); ch != xmltree.None; ch = c.t.NextSibling(ch) {
-		if st.matches(c, ch) {
+	ids, names := c.t.ChildElements(x)
+	for i, name := range names {
+		if (st.any || name == st.name) && (st.pred == nil || st.pred(c, ids[i])) {
 			if len(steps) == 1 {
-				c.arena = append(c.arena, ch)
+				c.arena = append(c.arena, ids[i])
 			} else {
-				c.collectChildPath(ch, steps[1:])
+				c.collectChildPath(ids[i], steps[1:])
 			}
 		}
 	}
@@ -283,12 +285,13 @@ func (c *Ctx) collectChildPath(x xmltree.NodeID, steps []pathStep) {
 // firstChildPath is the first node a path of child steps selects, or None.
 func (c *Ctx) firstChildPath(x xmltree.NodeID, steps []pathStep) xmltree.NodeID {
 	st := &steps[0]
-	for ch := c.t.FirstChild(x); ch != xmltree.None; ch = c.t.NextSibling(ch) {
-		if st.matches(c, ch) {
+	ids, names := c.t.ChildElements(x)
+	for i, name := range names {
+		if (st.any || name == st.name) && (st.pred == nil || st.pred(c, ids[i])) {
 			if len(steps) == 1 {
-				return ch
+				return ids[i]
 			}
-			if y := c.firstChildPath(ch, steps[1:]); y != xmltree.None {
+			if y := c.firstChildPath(ids[i], steps[1:]); y != xmltree.None {
 				return y
 			}
 		}

@@ -185,6 +185,28 @@ func Norm(s string) string {
 	return strings.Join(strings.FieldsFunc(s, func(r rune) bool { return r == ' ' || r == '\t' || r == '\n' || r == '\r' }), " ")
 }
 
+// TrimBlanks removes leading and trailing XML whitespace (space, tab, newline, carriage return).
+func TrimBlanks(s string) string { return trimRightBlanks(TrimLeftBlanks(s)) }
+
+// TrimLeftBlanks removes leading XML whitespace.
+func TrimLeftBlanks(s string) string {
+	i := 0
+	for i < len(s) && isBlank(s[i]) {
+		i++
+	}
+	return s[i:]
+}
+
+func trimRightBlanks(s string) string {
+	i := len(s)
+	for i > 0 && isBlank(s[i-1]) {
+		i--
+	}
+	return s[:i]
+}
+
+func isBlank(b byte) bool { return b == ' ' || b == '\t' || b == '\n' || b == '\r' }
+
 // Len is string-length: characters, not bytes.
 func Len(s string) int { return utf8.RuneCountInString(s) }
 
@@ -241,7 +263,7 @@ func (c *Ctx) Number(n xmltree.NodeID, p *Path) float64 {
 
 // ParseDouble reads the xs:double lexical form (surrounding whitespace allowed).
 func ParseDouble(s string) (float64, bool) {
-	s = strings.Trim(s, " \t\n\r")
+	s = TrimBlanks(s)
 	switch s {
 	case "INF", "+INF":
 		return math.Inf(1), true

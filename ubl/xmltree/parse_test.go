@@ -164,3 +164,33 @@ func FuzzParse(f *testing.F) {
 		}
 	})
 }
+
+func TestChildElements(t *testing.T) {
+	a, b := Register(ns, "a"), Register(ns, "b")
+	tr := mustParse(t, `<a xmlns="urn:example">t<b/><c>x<b/><b/></c>u<b><a/></b></a>`)
+	for n := NodeID(0); int(n) < tr.Len(); n++ {
+		if tr.Kind(n) != Element {
+			continue
+		}
+		ids, names := tr.ChildElements(n)
+		var want []NodeID
+		for c := tr.FirstChild(n); c != None; c = tr.NextSibling(c) {
+			want = append(want, c)
+		}
+		if len(ids) != len(want) || len(names) != len(ids) {
+			t.Fatalf("%s: children %v, want %v", tr.Path(n), ids, want)
+		}
+		for i := range ids {
+			if ids[i] != want[i] || names[i] != tr.Name(ids[i]) {
+				t.Fatalf("%s: children %v names %v, want %v", tr.Path(n), ids, names, want)
+			}
+		}
+	}
+	if ids, _ := tr.ChildElements(tr.Root()); len(ids) != 3 || tr.Name(ids[0]) != b || tr.Name(ids[2]) != b {
+		t.Fatalf("root children %v", ids)
+	}
+	last, _ := tr.ChildElements(tr.Root())
+	if inner, _ := tr.ChildElements(last[2]); len(inner) != 1 || tr.Name(inner[0]) != a {
+		t.Fatalf("inner children %v", inner)
+	}
+}

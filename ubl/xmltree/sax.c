@@ -38,10 +38,14 @@ struct einv_parser {
 
 	open_element *open;
 	int depth, open_cap, max_depth; // open holds open_cap >= max_depth + 1 elements
-	int run;       // the text node being read, -1 when none
-	int run_blank; // it holds only whitespace so far
+	int run;            // the text node being read, or RUN_NONE, or RUN_BLANK
+	size_t blank_start; // with RUN_BLANK: where the run's text starts in data
 	long max_text;
 };
+
+// A run of whitespace gets its node only if it is kept (see end_run): until then it is RUN_BLANK, its
+// text already in data.
+enum { RUN_NONE = -1, RUN_BLANK = -2 };
 
 static int reserve(void **buf, size_t *cap, size_t len, size_t need, size_t size) {
 	if (len + need <= *cap) return 1;
@@ -110,21 +114,6 @@ static void link(einv_parser *p, int id, int is_element) {
 	top->last_elem = id;
 }
 
-// end_run closes the text node being read. Whitespace-only text carries nothing in UBL between or
-// before elements, so it is dropped there; it is kept as the whole content of an element without
-// element children.
-static void end_run(einv_parser *p, int child_starts) {
-	if (p->run < 0) return;
-	int id = p->run;
-	p->run = -1;
-	if (p->run_blank && (child_starts || p->open[p->depth - 1].last_elem >= 0)) {
-		p->r->data_len = (size_t)p->nodes[id].start; // the run is the last node and the last data
-		p->r->nodes_len--;
-		return;
-	}
-	link(p, id, 0);
-}
-
 static int new_node(einv_parser *p) {
 	einv_result *r = p->r;
 	if (!reserve((void **)&p->nodes, &p->nodes_cap, r->nodes_len, 1, sizeof *p->nodes)) return -1;
@@ -132,6 +121,33 @@ static int new_node(einv_parser *p) {
 	p->nodes[id] = (einv_node){ .parent = p->depth ? p->open[p->depth - 1].id : -1, .depth = (unsigned short)p->depth,
 		.first_child = -1, .next_sibling = -1, .first_elem = -1, .next_elem = -1, .last = id };
 	return id;
+}
+
+// text_node gives the whitespace run read so far a node, its text starting at start.
+static int text_node(einv_parser *p, size_t start) {
+	int id = new_node(p);
+	if (id < 0) return -1;
+	p->nodes[id].start = (int)start;
+	p->nodes[id].end = (int)p->r->data_len;
+	p->run = id;
+	return id;
+}
+
+// end_run closes the text run being read. Whitespace-only text carries nothing in UBL between or
+// before elements, so it is dropped there; it is kept as the whole content of an element without
+// element children.
+static void end_run(einv_parser *p, int child_starts) {
+	if (p->run == RUN_NONE) return;
+	if (p->run == RUN_BLANK) {
+		if (child_starts || p->open[p->depth - 1].last_elem >= 0) {
+			p->r->data_len = p->blank_start;
+			p->run = RUN_NONE;
+			return;
+		}
+		if (text_node(p, p->blank_start) < 0) return stop(p, EINV_STOP_OOM);
+	}
+	link(p, p->run, 0);
+	p->run = RUN_NONE;
 }
 
 static void on_start(void *ctx, const xmlChar *localname, const xmlChar *prefix, const xmlChar *uri,
@@ -182,20 +198,20 @@ static void on_text(void *ctx, const xmlChar *ch, int len) {
 	einv_parser *p = ((xmlParserCtxtPtr)ctx)->_private;
 	einv_result *r = p->r;
 	if (p->depth == 0) return; // outside the document element: not possible in well-formed XML
-	if (p->run < 0) {
-		int id = new_node(p);
-		if (id < 0) return stop(p, EINV_STOP_OOM);
-		p->nodes[id].start = p->nodes[id].end = (int)r->data_len;
-		p->run = id;
-		p->run_blank = 1;
-	}
-	einv_node *nd = &p->nodes[p->run];
-	if ((long)(nd->end - nd->start) + len > p->max_text) return stop(p, EINV_STOP_TEXT);
+	size_t start = p->run == RUN_BLANK ? p->blank_start : p->run == RUN_NONE ? r->data_len : (size_t)p->nodes[p->run].start;
+	if ((long)(r->data_len - start) + len > p->max_text) return stop(p, EINV_STOP_TEXT);
 	if (!reserve((void **)&p->data, &p->data_cap, r->data_len, (size_t)len, 1)) return stop(p, EINV_STOP_OOM);
+	if (p->run < 0 && blank(ch, len)) {
+		if (p->run == RUN_NONE) {
+			p->run = RUN_BLANK;
+			p->blank_start = r->data_len;
+		}
+	} else if (p->run < 0 && text_node(p, start) < 0) {
+		return stop(p, EINV_STOP_OOM);
+	}
 	memcpy(p->data + r->data_len, ch, (size_t)len);
 	r->data_len += (size_t)len;
-	nd->end = (int)r->data_len;
-	if (p->run_blank) p->run_blank = blank(ch, len);
+	if (p->run >= 0) p->nodes[p->run].end = (int)r->data_len;
 }
 
 static void on_doctype(void *ctx, const xmlChar *name, const xmlChar *ext, const xmlChar *sys) {
@@ -270,7 +286,7 @@ void einv_parse(einv_parser *p, const char *data, int len, long max_text, int ma
 	memset(r, 0, sizeof *r);
 	p->r = r;
 	p->depth = 0;
-	p->run = -1;
+	p->run = RUN_NONE;
 	p->max_text = max_text;
 	p->max_depth = max_depth;
 	if (p->open_cap < max_depth + 1) {

@@ -66,6 +66,11 @@ type Tree struct {
 	prefixes []string // prefixes seen, index 0 = none
 	Info     Info
 
+	kidsOnce  sync.Once
+	kids      []NodeID // element children grouped by parent, each group in document order
+	kidNames  []Name   // their names, for tight scans
+	kidsStart []int32  // children of n: kids[kidsStart[n]:kidsStart[n+1]]
+
 	byNameOnce  sync.Once
 	byName      []NodeID // elements of the indexed names grouped by name, each group in document order
 	byNameAt    []int32  // group g: byName[byNameAt[g]:byNameAt[g+1]]
@@ -194,6 +199,41 @@ func (t *Tree) appendText(b *strings.Builder, n NodeID) {
 			t.appendText(b, c)
 		}
 	}
+}
+
+// ChildElements is n's element children in document order, and their names in a parallel slice (so
+// that looking for a name scans contiguous memory). The slices belong to the tree: do not modify them.
+// The arrays behind them are built on first use, once per tree.
+func (t *Tree) ChildElements(n NodeID) ([]NodeID, []Name) {
+	t.kidsOnce.Do(t.indexKids)
+	from, to := t.kidsStart[n], t.kidsStart[n+1]
+	return t.kids[from:to:to], t.kidNames[from:to:to]
+}
+
+// indexKids groups the elements by parent with a counting sort.
+func (t *Tree) indexKids() {
+	start := make([]int32, len(t.nodes)+2)
+	elements := 0
+	for i := range t.nodes {
+		if nd := &t.nodes[i]; nd.name != NoName && nd.parent != None {
+			start[nd.parent+2]++
+			elements++
+		}
+	}
+	// start[p+2] counts p's children; summed, start[p+1] is where p's group begins. Filling in
+	// document order advances it to where the group ends, which is where p+1's begins.
+	for i := 2; i < len(start); i++ {
+		start[i] += start[i-1]
+	}
+	kids, names := make([]NodeID, elements), make([]Name, elements)
+	for i := range t.nodes {
+		if nd := &t.nodes[i]; nd.name != NoName && nd.parent != None {
+			at := start[nd.parent+1]
+			kids[at], names[at] = NodeID(i), nd.name
+			start[nd.parent+1]++
+		}
+	}
+	t.kids, t.kidNames, t.kidsStart = kids, names, start[:len(t.nodes)+1]
 }
 
 // Children returns n's element children with the name.

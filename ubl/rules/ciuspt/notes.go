@@ -29,7 +29,7 @@ func tagValue(s, open string) string { return rules.Norm(before(after(s, open), 
 // startsWith is starts-with(normalize-space(.), prefix) for a prefix without blanks: the leading blanks
 // are all normalize-space changes within such a prefix.
 func startsWith(c *ctx, x node, prefix string) bool {
-	return strings.HasPrefix(strings.TrimLeft(c.Str(x), " \t\n\r"), prefix)
+	return strings.HasPrefix(rules.TrimLeftBlanks(c.Str(x)), prefix)
 }
 
 var pRootNotes = P("../cbc:Note")
@@ -111,11 +111,12 @@ func requires(id string, t noteTag, when ...noteTag) *rules.Assert {
 // indexed is a "#TAG-nnn#value#" tag and its companions of the same index.
 type indexed struct {
 	name string
+	pre  string // "#TAG-"
 	form interface{ MatchString(string) bool }
 }
 
 func idxTag(name string) indexed {
-	return indexed{name: name, form: rules.Re(`^(#(` + name + `)-([0-9]{3})#(.+)#)$`)}
+	return indexed{name: name, pre: "#" + name + "-", form: rules.Re(`^(#(` + name + `)-([0-9]{3})#(.+)#)$`)}
 }
 
 var (
@@ -128,7 +129,7 @@ var (
 	tagATMDesc  = idxTag("DESCRIPTION@ATMPAYMENT")
 )
 
-func (t indexed) prefix() string { return "#" + t.name + "-" }
+func (t indexed) prefix() string { return t.pre }
 
 // key is "#TAG-nnn#" for the note's index.
 func (t indexed) key(s string) string { return t.prefix() + tagValue(s, t.prefix()) + "#" }
@@ -146,7 +147,7 @@ func indexedAsserts(n int, t indexed, value func(string) bool, what, whatPT stri
 		}, "The value of note "+t.prefix()+"nnn shall be "+what+".", "O valor da nota "+t.prefix()+"nnn deve ser "+whatPT+"."),
 		fatalR(id(3), func(c *ctx, x node) bool {
 			s := c.Str(x)
-			if !startsWith(c, x, t.key(s)) {
+			if !startsWith(c, x, t.pre) || !startsWith(c, x, t.key(s)) {
 				return false
 			}
 			same := 0
@@ -162,7 +163,7 @@ func indexedAsserts(n int, t indexed, value func(string) bool, what, whatPT stri
 		comp := comp
 		out = append(out, fatalR(id(4+k), func(c *ctx, x node) bool {
 			s := c.Str(x)
-			if !startsWith(c, x, t.key(s)) {
+			if !startsWith(c, x, t.pre) || !startsWith(c, x, t.key(s)) {
 				return false
 			}
 			want := comp.prefix() + tagValue(s, t.prefix()) + "#"
