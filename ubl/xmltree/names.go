@@ -1,6 +1,9 @@
 package xmltree
 
-import "sync"
+import (
+	"sync"
+	"sync/atomic"
+)
 
 // Name identifies an element or attribute name (namespace URI and local name). Names known to the
 // schema tables are registered at start-up and keep one global number, so that comparing names is
@@ -21,6 +24,9 @@ var registry = struct {
 	sync.RWMutex
 	names []QName                    // by Name; index 0 unused
 	index map[string]map[string]Name // namespace → local → Name
+	// published is names as last registered, for reading without the lock: names only grows, and
+	// entries below a published length never change.
+	published atomic.Pointer[[]QName]
 }{names: []QName{{}}, index: map[string]map[string]Name{}}
 
 // Register returns the global Name of (space, local), registering it on first use. Packages register
@@ -39,6 +45,8 @@ func Register(space, local string) Name {
 	n := Name(len(registry.names))
 	registry.names = append(registry.names, QName{space, local})
 	byLocal[local] = n
+	names := registry.names
+	registry.published.Store(&names)
 	return n
 }
 
@@ -52,10 +60,8 @@ func Lookup(space, local string) (Name, bool) {
 
 // globalQName is the namespace and local name of a registered Name.
 func globalQName(n Name) QName {
-	registry.RLock()
-	defer registry.RUnlock()
-	if int(n) < len(registry.names) {
-		return registry.names[n]
+	if names := registry.published.Load(); names != nil && int(n) < len(*names) {
+		return (*names)[n]
 	}
 	return QName{}
 }

@@ -90,7 +90,7 @@ type particle struct {
 	kind     particleKind
 	min, max int // max -1: unbounded
 	name     xmltree.Name
-	typ      int // pEl: the local element's type
+	typ      int // pEl: the local element's type; pRef: the global element's type
 	wild     wildcard
 	items    []*particle
 }
@@ -164,6 +164,21 @@ func load(text string) (*schemaSet, error) {
 		}
 		if err != nil {
 			return nil, fmt.Errorf("line %d: %w", line, err)
+		}
+	}
+	// References to global elements take the element's type now, so matching needs no lookup.
+	var resolve func(p *particle)
+	resolve = func(p *particle) {
+		if p.kind == pRef {
+			p.typ = s.global[p.name]
+		}
+		for _, item := range p.items {
+			resolve(item)
+		}
+	}
+	for i := range s.complex {
+		if s.complex[i].content != nil {
+			resolve(s.complex[i].content)
 		}
 	}
 	for _, space := range []string{NSInvoice, NSCreditNote, NSOrder} {

@@ -233,11 +233,7 @@ func (m *matcher) once(p *particle) bool {
 		if m.pos >= len(m.kids) || m.t.Name(m.kids[m.pos]) != p.name {
 			return false
 		}
-		typ := p.typ
-		if p.kind == pRef {
-			typ = set.global[p.name]
-		}
-		m.decls[m.pos] = match{typ: typ}
+		m.decls[m.pos] = match{typ: p.typ}
 		m.pos++
 		return true
 	case pAny:
