@@ -15,16 +15,18 @@ import (
 
 func init() {
 	C.einv_init()
-	// The C side writes nodes in the layout of node: check that the two agree.
-	var size C.size_t
-	var offsets [12]C.size_t
-	C.einv_node_layout(&size, &offsets[0])
+	// The C side writes nodes and attributes in the layouts of node and Attr: check that they agree.
+	var size, attrSize C.size_t
+	var offsets [15]C.size_t
+	C.einv_layout(&size, &attrSize, &offsets[0])
 	var n node
-	want := [12]uintptr{unsafe.Offsetof(n.name), unsafe.Offsetof(n.prefix), unsafe.Offsetof(n.depth), unsafe.Offsetof(n.line),
+	var a Attr
+	want := [15]uintptr{unsafe.Offsetof(n.name), unsafe.Offsetof(n.prefix), unsafe.Offsetof(n.depth), unsafe.Offsetof(n.line),
 		unsafe.Offsetof(n.parent), unsafe.Offsetof(n.firstChild), unsafe.Offsetof(n.nextSibling), unsafe.Offsetof(n.firstElem),
-		unsafe.Offsetof(n.nextElem), unsafe.Offsetof(n.last), unsafe.Offsetof(n.start), unsafe.Offsetof(n.end)}
+		unsafe.Offsetof(n.nextElem), unsafe.Offsetof(n.last), unsafe.Offsetof(n.start), unsafe.Offsetof(n.end),
+		unsafe.Offsetof(a.Name), unsafe.Offsetof(a.start), unsafe.Offsetof(a.end)}
 	for i, o := range want {
-		if uintptr(offsets[i]) != o || uintptr(size) != unsafe.Sizeof(n) {
+		if uintptr(offsets[i]) != o || uintptr(size) != unsafe.Sizeof(n) || uintptr(attrSize) != unsafe.Sizeof(a) {
 			panic("xmltree: the C and Go node layouts differ")
 		}
 	}
@@ -186,9 +188,11 @@ func (p *parser) parse(data []byte, lim Limits) (*Tree, error) {
 			nd.name, nd.prefix = dn.name, dn.prefix
 		}
 	}
-	for i, a := range unsafe.Slice(r.attrs, r.attrs_len) {
-		t.attrs[i] = Attr{Name: p.names[a.name-1].name, Value: t.data[a.start:a.end]}
+	copy(t.attrs, unsafe.Slice((*Attr)(unsafe.Pointer(r.attrs)), r.attrs_len))
+	for i := range t.attrs {
+		t.attrs[i].Name = p.names[t.attrs[i].Name-1].name
 	}
+	t.indexKids()
 	t.Info = Info{Encoding: C.GoString(&r.encoding[0]), BOM: bytes.HasPrefix(data, []byte{0xEF, 0xBB, 0xBF}), Elements: int(r.elements)}
 	return t, nil
 }

@@ -326,11 +326,13 @@ void einv_parse(einv_parser *p, const char *data, int len, long max_text, int ma
 	r->names_total = p->names_len;
 }
 
-void einv_node_layout(size_t *size, size_t offsets[12]) {
-	*size = sizeof(einv_node);
-	size_t o[12] = { offsetof(einv_node, name), offsetof(einv_node, prefix), offsetof(einv_node, depth),
+void einv_layout(size_t *node_size, size_t *attr_size, size_t offsets[15]) {
+	*node_size = sizeof(einv_node);
+	*attr_size = sizeof(einv_attr);
+	size_t o[15] = { offsetof(einv_node, name), offsetof(einv_node, prefix), offsetof(einv_node, depth),
 		offsetof(einv_node, line), offsetof(einv_node, parent), offsetof(einv_node, first_child),
 		offsetof(einv_node, next_sibling), offsetof(einv_node, first_elem), offsetof(einv_node, next_elem),
-		offsetof(einv_node, last), offsetof(einv_node, start), offsetof(einv_node, end) };
+		offsetof(einv_node, last), offsetof(einv_node, start), offsetof(einv_node, end),
+		offsetof(einv_attr, name), offsetof(einv_attr, start), offsetof(einv_attr, end) };
 	memcpy(offsets, o, sizeof o);
 }

@@ -11,7 +11,8 @@ typedef struct {
 	int line, parent, first_child, next_sibling, first_elem, next_elem, last, start, end;
 } einv_node;
 
-// One attribute: its name number plus one, and its value as a range of the data buffer.
+// One attribute, laid out as the Go type Attr: its name number plus one (the Go side turns it into a
+// Name), and its value as a range of the data buffer.
 typedef struct {
 	unsigned int name;
 	int start, end;
@@ -43,6 +44,6 @@ void einv_init(void);
 einv_parser *einv_parser_new(void);
 void einv_parser_free(einv_parser *p);
 void einv_parse(einv_parser *p, const char *data, int len, long max_text, int max_depth, einv_result *r);
-void einv_node_layout(size_t *size, size_t offsets[12]);
+void einv_layout(size_t *node_size, size_t *attr_size, size_t offsets[15]);
 
 #endif

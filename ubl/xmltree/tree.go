@@ -51,10 +51,11 @@ func (nd *node) kind() Kind {
 	return Element
 }
 
-// Attr is one attribute of an element.
+// Attr is one attribute of an element: its name, and where its value lies in the tree's text (read it
+// with Tree.Value). It holds no pointer, so a tree's attributes cost the garbage collector nothing.
 type Attr struct {
-	Name  Name
-	Value string
+	Name       Name
+	start, end int32
 }
 
 // Tree is a parsed document. Its zero value is an empty document.
@@ -66,7 +67,6 @@ type Tree struct {
 	prefixes []string // prefixes seen, index 0 = none
 	Info     Info
 
-	kidsOnce  sync.Once
 	kids      []NodeID // element children grouped by parent, each group in document order
 	kidNames  []Name   // their names, for tight scans
 	kidsStart []int32  // children of n: kids[kidsStart[n]:kidsStart[n+1]]
@@ -136,11 +136,14 @@ func (t *Tree) NextContent(n NodeID) NodeID { return t.nodes[n].nextSibling }
 // Attrs of an element.
 func (t *Tree) Attrs(n NodeID) []Attr { return t.attrs[t.nodes[n].start:t.nodes[n].end] }
 
+// Value is an attribute's value.
+func (t *Tree) Value(a Attr) string { return t.data[a.start:a.end] }
+
 // Attr returns an attribute's value and whether it is present.
 func (t *Tree) Attr(n NodeID, name Name) (string, bool) {
 	for _, a := range t.Attrs(n) {
 		if a.Name == name {
-			return a.Value, true
+			return t.Value(a), true
 		}
 	}
 	return "", false
@@ -203,14 +206,12 @@ func (t *Tree) appendText(b *strings.Builder, n NodeID) {
 
 // ChildElements is n's element children in document order, and their names in a parallel slice (so
 // that looking for a name scans contiguous memory). The slices belong to the tree: do not modify them.
-// The arrays behind them are built on first use, once per tree.
 func (t *Tree) ChildElements(n NodeID) ([]NodeID, []Name) {
-	t.kidsOnce.Do(t.indexKids)
 	from, to := t.kidsStart[n], t.kidsStart[n+1]
 	return t.kids[from:to:to], t.kidNames[from:to:to]
 }
 
-// indexKids groups the elements by parent with a counting sort.
+// indexKids groups the elements by parent with a counting sort (when the tree is built).
 func (t *Tree) indexKids() {
 	start := make([]int32, len(t.nodes)+2)
 	elements := 0

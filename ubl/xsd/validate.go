@@ -162,7 +162,7 @@ func (v *validator) attributes(n xmltree.NodeID, ct *complexType) {
 		case use != nil && use.use == "prohibited":
 			v.fail(n, "attribute %s is not allowed on %s", q.Local, v.label(n))
 		case use != nil:
-			if msg := set.simple[use.typ].check(a.Value, false, v); msg != "" {
+			if msg := set.simple[use.typ].check(v.t.Value(a), false, v); msg != "" {
 				v.fail(n, "attribute %s of %s: %s", q.Local, v.label(n), msg)
 			}
 		case ct.anyAttr != nil && ct.anyAttr.allows(q.Space):
