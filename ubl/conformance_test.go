@@ -22,6 +22,9 @@ func implemented(s *rules.Set) map[string]bool {
 		for _, r := range p.Rules {
 			for _, a := range r.Asserts {
 				ids[a.ID] = true
+				for _, m := range a.Members {
+					ids[m.ID] = true
+				}
 			}
 		}
 	}

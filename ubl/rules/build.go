@@ -10,6 +10,12 @@ func NewAssert(id string, flag Flag, report bool, test Test, en, pt string) *Ass
 	return &Assert{ID: id, Flag: flag, Report: report, Test: test, EN: en, PT: pt}
 }
 
+// NewFamily makes one assert of members decided together: fired calls fire with each member that
+// fires, in order.
+func NewFamily(members []*Assert, fired func(c *Ctx, n xmltree.NodeID, fire func(*Assert))) *Assert {
+	return &Assert{ID: members[0].ID, Flag: members[0].Flag, Members: members, Fired: fired}
+}
+
 // NewRule makes a rule from a context (see NewContext) and its asserts.
 func NewRule(context string, preds map[string]Pred, asserts ...*Assert) *Rule {
 	return &Rule{Context: NewContext(context, preds), Asserts: asserts}

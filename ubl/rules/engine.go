@@ -41,6 +41,12 @@ type Assert struct {
 	PT, EN string
 	Test   func(c *Ctx, n xmltree.NodeID) bool
 
+	// Members and Fired make the assert a family of asserts decided together (as the UBL-CR rules,
+	// which one look at the document decides): Fired calls fire with each member that fires, in
+	// order, and Test is not used.
+	Members []*Assert
+	Fired   func(c *Ctx, n xmltree.NodeID, fire func(*Assert))
+
 	once     sync.Once
 	messages [2]string // Portuguese and English, made once
 }
@@ -112,6 +118,7 @@ func (s *Set) Run(t *xmltree.Tree) (findings []Finding, err error) {
 		}
 	}()
 	paths, table := s.pathsOf(t, make([]int32, t.Len()))
+	c.paths = paths
 	for i, p := range s.Patterns {
 		for n, path := range paths {
 			rule := noMatch
@@ -131,7 +138,9 @@ func (s *Set) Run(t *xmltree.Tree) (findings []Finding, err error) {
 			r, n := p.Rules[rule], xmltree.NodeID(n)
 			c.resetLocal()
 			for _, a := range r.Asserts {
-				if a.Test(c, n) == a.Report {
+				if a.Fired != nil {
+					a.Fired(c, n, func(m *Assert) { findings = append(findings, Finding{Assert: m, Node: n}) })
+				} else if a.Test(c, n) == a.Report {
 					findings = append(findings, Finding{Assert: a, Node: n})
 				}
 			}

@@ -21,6 +21,18 @@ type Ctx struct {
 	arena              []xmltree.NodeID // results of path evaluations, kept for the whole document
 	scratchA, scratchB []xmltree.NodeID
 	memo               []memoEntry // results of paths from the root, by Path.memo
+	paths              []int32     // each node's element path in the set's path cache (see pathsOf)
+}
+
+// PathID identifies an element's path of names (from the document element down to it) among the paths
+// the rule set has seen, the same for every document: a value that depends on the names alone can be
+// remembered by it. ok is false when the path has no number (a name no schema registered, or too
+// many paths seen).
+func (c *Ctx) PathID(n xmltree.NodeID) (id int32, ok bool) {
+	if int(n) < len(c.paths) && c.paths[n] >= 0 {
+		return c.paths[n], true
+	}
+	return 0, false
 }
 
 func newCtx(t *xmltree.Tree) *Ctx {

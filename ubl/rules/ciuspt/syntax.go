@@ -3,6 +3,7 @@ package ciuspt
 import (
 	_ "embed"
 	"strings"
+	"sync"
 
 	"einvoice/ubl/rules"
 	"einvoice/ubl/xmltree"
@@ -25,7 +26,7 @@ func syntaxPattern() *rules.Pattern {
 		return warn(id, func(c *ctx, x node) bool { return c.Count(x, p) <= 1 },
 			label(path)+" should occur at most once.", label(path)+" deve ocorrer no máximo uma vez.")
 	}
-	invoice := append(unusedElements(), unusedAttributes()...)
+	invoice := append([]*rules.Assert{unusedElements()}, unusedAttributes()...)
 	invoice = append(invoice,
 		once("UBL-SR-01", "cac:ContractDocumentReference/cbc:ID"),
 		once("UBL-SR-02", "cac:ReceiptDocumentReference/cbc:ID"),
@@ -132,39 +133,86 @@ func loadCR() ([]crPath, *crTrie) {
 	return paths, root
 }
 
-// presentCR walks the invoice once and returns which UBL-CR paths are present.
-func presentCR(c *ctx, invoice node, trie *crTrie, n int) []bool {
-	present := make([]bool, n)
-	t := c.Tree()
-	var walk func(x node, at *crTrie)
-	walk = func(x node, at *crTrie) {
-		for ch := t.FirstChild(x); ch != xmltree.None; ch = t.NextSibling(ch) {
-			if next := at.next[t.Name(ch)]; next != nil {
-				for _, i := range next.ids {
-					present[i] = true
-				}
-				if len(next.next) > 0 {
-					walk(ch, next)
-				}
-			}
-		}
+// crOf is the indexes of the UBL-CR rules whose path below invoice leads to element n.
+func crOf(t *xmltree.Tree, invoice, n node, trie *crTrie) []int32 {
+	var names []xmltree.Name
+	for x := n; x != invoice && x != xmltree.None; x = t.Parent(x) {
+		names = append(names, t.Name(x))
 	}
-	walk(invoice, trie)
-	return present
-}
-
-// unusedElements are the UBL-CR warnings.
-func unusedElements() []*rules.Assert {
-	paths, trie := loadCR()
-	slot := rules.NewSlot()
-	out := make([]*rules.Assert, len(paths))
-	for i, p := range paths {
-		i := i
-		out[i] = warn(p.id, func(c *ctx, x node) bool {
-			return !rules.DocSlot(c, slot, func() []bool { return presentCR(c, x, trie, len(paths)) })[i]
-		}, "A UBL element CIUS-PT does not use should not be present.", "Um elemento UBL que o CIUS-PT não usa não deve estar presente.")
+	at := trie
+	for i := len(names) - 1; i >= 0 && at != nil; i-- {
+		at = at.next[names[i]]
+	}
+	if at == nil || len(at.ids) == 0 {
+		return []int32{}
+	}
+	out := make([]int32, len(at.ids))
+	for i, id := range at.ids {
+		out[i] = int32(id)
 	}
 	return out
+}
+
+// crByPath remembers, by element path (rules.Ctx.PathID), which UBL-CR rules an element on that path
+// fires: the same in every document.
+type crByPath struct {
+	sync.RWMutex
+	rules [][]int32 // nil: not worked out yet
+}
+
+// unusedElements are the UBL-CR warnings, decided together: a rule fires when some element lies on
+// its path below the invoice.
+func unusedElements() *rules.Assert {
+	paths, trie := loadCR()
+	members := make([]*rules.Assert, len(paths))
+	for i, p := range paths {
+		members[i] = warn(p.id, nil, "A UBL element CIUS-PT does not use should not be present.", "Um elemento UBL que o CIUS-PT não usa não deve estar presente.")
+	}
+	memo := &crByPath{}
+	return rules.NewFamily(members, func(c *ctx, invoice node, fire func(*rules.Assert)) {
+		t := c.Tree()
+		present := make([]bool, len(paths))
+		type learnt struct {
+			path  int32
+			rules []int32
+		}
+		var learn []learnt
+		memo.RLock()
+		for n := invoice + 1; n < t.SubtreeEnd(invoice); n++ {
+			if t.Kind(n) != xmltree.Element {
+				continue
+			}
+			id, ok := c.PathID(n)
+			var fired []int32
+			if ok && int(id) < len(memo.rules) && memo.rules[id] != nil {
+				fired = memo.rules[id]
+			} else {
+				fired = crOf(t, invoice, n, trie)
+				if ok {
+					learn = append(learn, learnt{id, fired})
+				}
+			}
+			for _, i := range fired {
+				present[i] = true
+			}
+		}
+		memo.RUnlock()
+		if len(learn) > 0 {
+			memo.Lock()
+			for _, l := range learn {
+				for int(l.path) >= len(memo.rules) {
+					memo.rules = append(memo.rules, nil)
+				}
+				memo.rules[l.path] = l.rules
+			}
+			memo.Unlock()
+		}
+		for i, p := range present {
+			if p {
+				fire(members[i])
+			}
+		}
+	})
 }
 
 // unusedAttributes are UBL-DT-08..26: attributes CIUS-PT does not use should appear nowhere. Some of
