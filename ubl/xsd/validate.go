@@ -2,6 +2,8 @@ package xsd
 
 import (
 	"fmt"
+	"slices"
+	"sync"
 
 	"einvoice/ubl/xmltree"
 )
@@ -21,8 +23,33 @@ type validator struct {
 	t     *xmltree.Tree
 	errs  []Error
 	ids   map[string]bool
-	kids  []xmltree.NodeID // stack of the children of the elements being matched
-	decls []match          // how each of them matched
+	learn []*matched // verdicts worked out during this walk, remembered at its end
+}
+
+// A content model's verdict on a sequence of child names is the same in every document, so verdicts
+// are remembered: matching the children of an element is then one lookup. At most maxVerdicts are
+// kept; sequences with names no schema registered are never kept (their numbers belong to one parse).
+type matched struct {
+	typ   int
+	names []xmltree.Name
+	decls []match // how each child matched, up to pos
+	pos   int     // children matched
+	ok    bool    // the model's minimum was met
+}
+
+const maxVerdicts = 1 << 14
+
+var verdicts = struct {
+	sync.RWMutex
+	byKey map[uint64]*matched
+}{byKey: map[uint64]*matched{}}
+
+func verdictKey(typ int, names []xmltree.Name) uint64 {
+	h := uint64(14695981039346656037) ^ uint64(typ)
+	for _, n := range names {
+		h = (h ^ uint64(n)) * 1099511628211
+	}
+	return h
 }
 
 // Validate checks a tree against the schema of its document element and returns the errors (none when
@@ -42,8 +69,36 @@ func Validate(t *xmltree.Tree) []Error {
 		v.fail(root, "no UBL 2.1 schema for the document element {%s}%s", q.Space, q.Local)
 		return v.errs
 	}
+	verdicts.RLock()
 	v.element(root, set.global[t.Name(root)], "strict")
+	verdicts.RUnlock()
+	if len(v.learn) > 0 {
+		verdicts.Lock()
+		for _, m := range v.learn {
+			if len(verdicts.byKey) < maxVerdicts {
+				verdicts.byKey[verdictKey(m.typ, m.names)] = m
+			}
+		}
+		verdicts.Unlock()
+	}
 	return v.errs
+}
+
+// matchChildren is the verdict of complex type ti's content model on children with the names; the
+// caller holds verdicts' read lock.
+func (v *validator) matchChildren(ti int, names []xmltree.Name) *matched {
+	key := verdictKey(ti, names)
+	if m := verdicts.byKey[key]; m != nil && m.typ == ti && slices.Equal(m.names, names) {
+		return m
+	}
+	mt := matcher{t: v.t, names: names, decls: make([]match, len(names))}
+	ok := mt.particle(set.complex[ti].content)
+	m := &matched{typ: ti, names: names, decls: mt.decls[:mt.pos], pos: mt.pos, ok: ok}
+	if !slices.ContainsFunc(names, func(n xmltree.Name) bool { return n >= xmltree.FirstLocalName }) {
+		m.names = slices.Clone(names)
+		v.learn = append(v.learn, m)
+	}
+	return m
 }
 
 func (v *validator) fail(n xmltree.NodeID, format string, args ...any) {
@@ -91,27 +146,18 @@ func (v *validator) element(n xmltree.NodeID, ti int, _ string) {
 			}
 		}
 	}
-	// The children go on a shared stack so that matching allocates nothing; recursion below pushes
-	// above them and pops back.
-	base := len(v.kids)
-	for c := v.t.FirstChild(n); c != xmltree.None; c = v.t.NextSibling(c) {
-		v.kids = append(v.kids, c)
-		v.decls = append(v.decls, match{})
-	}
-	kids, decls := v.kids[base:], v.decls[base:]
-	defer func() { v.kids, v.decls = v.kids[:base], v.decls[:base] }()
+	kids, names := v.t.ChildElements(n)
 	if ct.content == nil {
 		if len(kids) > 0 {
 			v.fail(kids[0], "element %s is not allowed here: %s has no element content", v.label(kids[0]), v.label(n))
 		}
 		return
 	}
-	m := matcher{t: v.t, kids: kids, decls: decls}
-	ok := m.particle(ct.content)
+	m := v.matchChildren(ti, names)
 	switch {
 	case m.pos < len(kids):
 		v.fail(kids[m.pos], "element %s is not expected here in %s", v.label(kids[m.pos]), v.label(n))
-	case !ok:
+	case !m.ok:
 		v.fail(n, "element %s is incomplete: a required element is missing", v.label(n))
 	}
 	for i := 0; i < m.pos && !v.done(); i++ {
@@ -203,7 +249,7 @@ type match struct {
 // Unique Particle Attribution rule, so a greedy match never needs to back out of a choice it made.
 type matcher struct {
 	t     *xmltree.Tree
-	kids  []xmltree.NodeID
+	names []xmltree.Name // the children's
 	pos   int
 	decls []match
 }
@@ -230,14 +276,14 @@ func (m *matcher) particle(p *particle) bool {
 func (m *matcher) once(p *particle) bool {
 	switch p.kind {
 	case pRef, pEl:
-		if m.pos >= len(m.kids) || m.t.Name(m.kids[m.pos]) != p.name {
+		if m.pos >= len(m.names) || m.names[m.pos] != p.name {
 			return false
 		}
 		m.decls[m.pos] = match{typ: p.typ}
 		m.pos++
 		return true
 	case pAny:
-		if m.pos >= len(m.kids) || !p.wild.allows(m.t.QName(m.t.Name(m.kids[m.pos])).Space) {
+		if m.pos >= len(m.names) || !p.wild.allows(m.t.QName(m.names[m.pos]).Space) {
 			return false
 		}
 		m.decls[m.pos] = match{wild: &p.wild}

@@ -2,6 +2,7 @@ package xsd
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
@@ -69,6 +70,43 @@ func TestIntegerIsUnbounded(t *testing.T) {
 	} {
 		if got := integerLexical(value, bInteger); got != want {
 			t.Errorf("%q: %v, want %v", value, got, want)
+		}
+	}
+}
+
+// A remembered verdict gives exactly the errors working it out gives: every corpus file is checked with
+// no verdict remembered, then again with every verdict of the corpus remembered.
+func TestRememberedVerdictsChangeNothing(t *testing.T) {
+	profiles, err := corpus.Profiles()
+	if err != nil {
+		t.Skip(err)
+	}
+	var trees []*xmltree.Tree
+	for _, p := range profiles {
+		for _, e := range p.Expected {
+			data, err := os.ReadFile(filepath.Join(p.Cases, e.File))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if tree, err := xmltree.Parse(data, xmltree.DefaultLimits); err == nil {
+				trees = append(trees, tree)
+			}
+		}
+	}
+	cold := make([][]Error, len(trees))
+	for i, tree := range trees {
+		verdicts.byKey = map[uint64]*matched{}
+		cold[i] = Validate(tree)
+	}
+	for _, tree := range trees {
+		Validate(tree)
+	}
+	if len(verdicts.byKey) == 0 {
+		t.Fatal("no verdict remembered")
+	}
+	for i, tree := range trees {
+		if warm := Validate(tree); fmt.Sprint(warm) != fmt.Sprint(cold[i]) {
+			t.Fatalf("tree %d: remembered %v, worked out %v", i, warm, cold[i])
 		}
 	}
 }
