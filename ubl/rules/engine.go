@@ -11,6 +11,7 @@ package rules
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 
@@ -108,6 +109,7 @@ func NewSet(name string, patterns ...*Pattern) *Set {
 // Run evaluates the set on a tree. A DynamicError means there is no verdict (findings are then nil).
 func (s *Set) Run(t *xmltree.Tree) (findings []Finding, err error) {
 	c := newCtx(t)
+	defer c.release()
 	defer func() {
 		if r := recover(); r != nil {
 			de, ok := r.(*DynamicError)
@@ -117,7 +119,7 @@ func (s *Set) Run(t *xmltree.Tree) (findings []Finding, err error) {
 			findings, err = nil, de
 		}
 	}()
-	paths, table := s.pathsOf(t, make([]int32, t.Len()))
+	paths, table := s.pathsOf(t, slices.Grow(c.paths[:0], t.Len())[:t.Len()])
 	c.paths = paths
 	for i, p := range s.Patterns {
 		for n, path := range paths {

@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	"einvoice/ubl/xmltree"
@@ -35,8 +36,28 @@ func (c *Ctx) PathID(n xmltree.NodeID) (id int32, ok bool) {
 	return 0, false
 }
 
+// contexts keeps evaluation contexts for reuse: their buffers and maps outlive a document.
+var contexts = sync.Pool{New: func() any { return &Ctx{doc: map[any]any{}, arena: make([]xmltree.NodeID, 0, 1024)} }}
+
 func newCtx(t *xmltree.Tree) *Ctx {
-	return &Ctx{t: t, doc: map[any]any{}, arena: make([]xmltree.NodeID, 0, 1024)}
+	c := contexts.Get().(*Ctx)
+	c.t = t
+	return c
+}
+
+// release forgets the document and keeps the context for the next one, unless a large document made
+// its buffers large.
+func (c *Ctx) release() {
+	if cap(c.arena) > 1<<16 || cap(c.paths) > 1<<16 {
+		return
+	}
+	c.t = nil
+	clear(c.doc)
+	clear(c.local)
+	clear(c.slots)
+	clear(c.memo)
+	c.arena, c.paths = c.arena[:0], c.paths[:0]
+	contexts.Put(c)
 }
 
 // Slot identifies a per-document value cheaply; make slots with NewSlot at start-up.
