@@ -121,23 +121,39 @@ func (s *Set) Run(t *xmltree.Tree) (findings []Finding, err error) {
 	}()
 	paths, table := s.pathsOf(t, slices.Grow(c.paths[:0], t.Len())[:t.Len()])
 	c.paths = paths
-	for i, p := range s.Patterns {
-		for n, path := range paths {
-			rule := noMatch
-			switch path {
-			case textNode:
-				continue
-			case unknown:
-				rule = p.firstMatch(c, xmltree.NodeID(n))
-			default:
-				if rule = int(table[int(path)*len(s.Patterns)+i]); rule == byWalking {
-					rule = p.firstMatch(c, xmltree.NodeID(n))
+	// One pass lists, for each pattern, the elements it has a rule for (or must walk to know).
+	patterns := len(s.Patterns)
+	for len(c.work) < patterns {
+		c.work = append(c.work, nil)
+	}
+	work := c.work[:patterns]
+	for i := range work {
+		work[i] = work[i][:0]
+	}
+	for n, path := range paths {
+		switch path {
+		case textNode:
+		case unknown:
+			for i := range work {
+				work[i] = append(work[i], int32(n), byWalking)
+			}
+		default:
+			for i, rule := range table[int(path)*patterns : int(path)*patterns+patterns] {
+				if rule != noMatch {
+					work[i] = append(work[i], int32(n), rule)
 				}
 			}
-			if rule == noMatch {
-				continue
+		}
+	}
+	for i, p := range s.Patterns {
+		for k := 0; k < len(work[i]); k += 2 {
+			n, rule := xmltree.NodeID(work[i][k]), int(work[i][k+1])
+			if rule == byWalking {
+				if rule = p.firstMatch(c, n); rule == noMatch {
+					continue
+				}
 			}
-			r, n := p.Rules[rule], xmltree.NodeID(n)
+			r := p.Rules[rule]
 			c.resetLocal()
 			for _, a := range r.Asserts {
 				if a.Fired != nil {

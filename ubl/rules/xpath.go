@@ -23,6 +23,7 @@ type Ctx struct {
 	scratchA, scratchB []xmltree.NodeID
 	memo               []memoEntry // results of paths from the root, by Path.memo
 	paths              []int32     // each node's element path in the set's path cache (see pathsOf)
+	work               [][]int32   // by pattern: pairs of element and rule (see Set.Run)
 }
 
 // PathID identifies an element's path of names (from the document element down to it) among the paths
@@ -50,6 +51,11 @@ func newCtx(t *xmltree.Tree) *Ctx {
 func (c *Ctx) release() {
 	if cap(c.arena) > 1<<16 || cap(c.paths) > 1<<16 {
 		return
+	}
+	for _, w := range c.work {
+		if cap(w) > 1<<16 {
+			return
+		}
 	}
 	c.t = nil
 	clear(c.doc)

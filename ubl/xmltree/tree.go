@@ -266,33 +266,44 @@ func (t *Tree) Path(n NodeID) string {
 	}
 	var stack [32]NodeID
 	chain := stack[:0]
+	size := 0
 	for ; n != None; n = t.nodes[n].parent {
 		chain = append(chain, n)
+		size += 32
 	}
-	b := make([]byte, 0, 24*len(chain))
+	var b strings.Builder
+	b.Grow(size)
 	for i := len(chain) - 1; i >= 0; i-- {
-		nd := &t.nodes[chain[i]]
-		b = append(b, '/')
+		x := chain[i]
+		nd := &t.nodes[x]
+		b.WriteByte('/')
 		if nd.kind() == Text {
-			b = append(b, "text()"...)
+			b.WriteString("text()")
 			continue
 		}
 		if p := t.prefixes[nd.prefix]; p != "" {
-			b = append(append(b, p...), ':')
+			b.WriteString(p)
+			b.WriteByte(':')
 		}
-		b = append(b, t.QName(nd.name).Local...)
+		b.WriteString(t.QName(nd.name).Local)
 		if nd.parent == None {
 			continue
 		}
+		ids, names := t.ChildElements(nd.parent)
 		pos := 1
-		for c := t.nodes[nd.parent].firstElem; c != chain[i]; c = t.nodes[c].nextElem {
-			if t.nodes[c].name == nd.name {
+		for k, name := range names {
+			if ids[k] == x {
+				break
+			}
+			if name == nd.name {
 				pos++
 			}
 		}
-		b = append(append(append(b, '['), strconv.Itoa(pos)...), ']')
+		b.WriteByte('[')
+		b.WriteString(strconv.Itoa(pos))
+		b.WriteByte(']')
 	}
-	return string(b)
+	return b.String()
 }
 
 // SubtreeEnd is one past the last node of n's subtree: n's descendants are the nodes n+1 up to it.

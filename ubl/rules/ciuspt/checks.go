@@ -36,8 +36,18 @@ func length(id, elem string, n int) *rules.Assert {
 // digits reports whether s is k decimal digits (any script, as XPath's \d), min <= k <= max.
 func digits(s string, min, max int) bool {
 	k := 0
-	for _, r := range s {
-		if !unicode.IsDigit(r) {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= 0x80 { // another script: count by character
+			k = 0
+			for _, r := range s {
+				if !unicode.IsDigit(r) {
+					return false
+				}
+				k++
+			}
+			break
+		}
+		if s[i] < '0' || s[i] > '9' {
 			return false
 		}
 		k++
@@ -47,8 +57,9 @@ func digits(s string, min, max int) bool {
 
 // isDate: four, two and two digits separated by hyphens.
 func isDate(s string) bool {
-	parts := strings.Split(s, "-")
-	return len(parts) == 3 && digits(parts[0], 4, 4) && digits(parts[1], 2, 2) && digits(parts[2], 2, 2)
+	y, rest, ok1 := strings.Cut(s, "-")
+	m, d, ok2 := strings.Cut(rest, "-")
+	return ok1 && ok2 && digits(y, 4, 4) && digits(m, 2, 2) && !strings.Contains(d, "-") && digits(d, 2, 2)
 }
 
 func date(id, elem string) *rules.Assert {
