@@ -1,6 +1,7 @@
 package ubl
 
 import (
+	"encoding/json"
 	"fmt"
 	"maps"
 	"os"
@@ -9,6 +10,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 	"testing"
 
 	"einvoice/internal/corpus"
@@ -156,5 +158,50 @@ func TestConformance(t *testing.T) {
 		if rate < 0.995 {
 			t.Errorf("%s: agreement %.2f%% is below the 99.5%% bar", p.Name, 100*rate)
 		}
+	}
+}
+
+// Validations running side by side share the parsers, the trees' arrays, the evaluation contexts and
+// the remembered paths and verdicts: each must still get exactly the result it gets alone.
+func TestConcurrentValidationsAgreeWithSequential(t *testing.T) {
+	profiles, err := corpus.Profiles()
+	if err != nil {
+		t.Skip(err)
+	}
+	var docs [][]byte
+	for _, p := range profiles {
+		for _, e := range p.Expected {
+			data, err := os.ReadFile(filepath.Join(p.Cases, e.File))
+			if err != nil {
+				t.Fatal(err)
+			}
+			docs = append(docs, data)
+		}
+	}
+	summary := func(r *Result) string {
+		b, _ := json.Marshal(r)
+		return string(b)
+	}
+	want := make([]string, len(docs))
+	for i, d := range docs {
+		want[i] = summary(Validate(d, Auto, "en"))
+	}
+	var wg sync.WaitGroup
+	errs := make(chan string, len(docs))
+	for w := 0; w < 4; w++ {
+		wg.Add(1)
+		go func(w int) {
+			defer wg.Done()
+			for i := w; i < len(docs); i += 4 {
+				if got := summary(Validate(docs[(i+w*37)%len(docs)], Auto, "en")); got != want[(i+w*37)%len(docs)] {
+					errs <- fmt.Sprintf("document %d: %s\nalone: %s", (i+w*37)%len(docs), got, want[(i+w*37)%len(docs)])
+				}
+			}
+		}(w)
+	}
+	wg.Wait()
+	close(errs)
+	for e := range errs {
+		t.Fatal(e)
 	}
 }

@@ -88,7 +88,10 @@ const (
 // Validate parses and checks a document with a profile (Auto picks it from the document element) and
 // writes messages in lang ("pt" or "en").
 func Validate(data []byte, profile Profile, lang string) *Result {
-	r, _ := validate(data, profile, lang)
+	r, t := validate(data, profile, lang)
+	if t != nil {
+		t.Release() // nothing in the result refers to the tree
+	}
 	return r
 }
 

@@ -174,21 +174,18 @@ func (p *parser) parse(data []byte, lim Limits) (*Tree, error) {
 	if len(p.names) != int(r.names_total) {
 		panic("xmltree: the C and Go name numbers differ")
 	}
-	t := &Tree{
-		data:     C.GoStringN((*C.char)(unsafe.Pointer(r.data)), C.int(r.data_len)),
-		nodes:    make([]node, r.nodes_len),
-		attrs:    make([]Attr, r.attrs_len),
-		local:    p.local,
-		prefixes: p.prefixes,
-	}
-	copy(t.nodes, unsafe.Slice((*node)(unsafe.Pointer(r.nodes)), r.nodes_len))
+	t := newTree()
+	t.local, t.prefixes = p.local, p.prefixes
+	t.dataBuf = append(t.dataBuf[:0], unsafe.Slice((*byte)(unsafe.Pointer(r.data)), r.data_len)...)
+	t.data = unsafe.String(unsafe.SliceData(t.dataBuf), len(t.dataBuf))
+	t.nodes = append(t.nodes[:0], unsafe.Slice((*node)(unsafe.Pointer(r.nodes)), r.nodes_len)...)
 	for i := range t.nodes {
 		if nd := &t.nodes[i]; nd.name != NoName {
 			dn := p.names[nd.name-1]
 			nd.name, nd.prefix = dn.name, dn.prefix
 		}
 	}
-	copy(t.attrs, unsafe.Slice((*Attr)(unsafe.Pointer(r.attrs)), r.attrs_len))
+	t.attrs = append(t.attrs[:0], unsafe.Slice((*Attr)(unsafe.Pointer(r.attrs)), r.attrs_len)...)
 	for i := range t.attrs {
 		t.attrs[i].Name = p.names[t.attrs[i].Name-1].name
 	}

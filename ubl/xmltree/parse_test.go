@@ -3,6 +3,7 @@ package xmltree
 import (
 	"bytes"
 	"errors"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -192,5 +193,34 @@ func TestChildElements(t *testing.T) {
 	last, _ := tr.ChildElements(tr.Root())
 	if inner, _ := tr.ChildElements(last[2]); len(inner) != 1 || tr.Name(inner[0]) != a {
 		t.Fatalf("inner children %v", inner)
+	}
+}
+
+// A tree parsed into the arrays a released tree gave back is the tree a fresh parse makes.
+func TestReleasedArraysServeTheNextTree(t *testing.T) {
+	Register(ns, "a")
+	first := `<a xmlns="urn:example" k="v"><b>one</b><b>two</b>` + strings.Repeat(`<c x="1">three</c>`, 50) + `</a>`
+	second := `<p:a xmlns:p="urn:example"><p:b q="z">four</p:b><d/>five</p:a>`
+	describe := func(tr *Tree) string {
+		var b strings.Builder
+		for n := NodeID(0); int(n) < tr.Len(); n++ {
+			b.WriteString(tr.Path(n) + "=" + tr.StringValue(n))
+			if tr.Kind(n) == Element {
+				for _, a := range tr.Attrs(n) {
+					b.WriteString(" @" + tr.QName(a.Name).Local + "=" + tr.Value(a))
+				}
+				ids, _ := tr.ChildElements(n)
+				b.WriteString(" kids " + strconv.Itoa(len(ids)))
+			}
+			b.WriteString("\n")
+		}
+		return b.String()
+	}
+	fresh := describe(mustParse(t, second))
+	for i := 0; i < 3; i++ {
+		mustParse(t, first).Release()
+		if got := describe(mustParse(t, second)); got != fresh {
+			t.Fatalf("after a release:\n%s\nwant:\n%s", got, fresh)
+		}
 	}
 }

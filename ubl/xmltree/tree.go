@@ -63,6 +63,7 @@ type Tree struct {
 	nodes    []node
 	attrs    []Attr
 	data     string   // every text and attribute value, sliced
+	dataBuf  []byte   // the bytes behind data
 	local    []QName  // names not registered, by Name-FirstLocalName
 	prefixes []string // prefixes seen, index 0 = none
 	Info     Info
@@ -82,6 +83,36 @@ type Info struct {
 	Encoding string // the encoding the document declares ("" when none)
 	BOM      bool   // the bytes start with a UTF-8 byte-order mark
 	Elements int
+}
+
+// Trees released (see Release) lend their arrays to the next trees parsed: a validation service parses
+// all day, and the garbage collector then has little to collect.
+var released sync.Pool
+
+func newTree() *Tree {
+	if t, ok := released.Get().(*Tree); ok {
+		return t
+	}
+	return &Tree{}
+}
+
+// Release gives the tree's arrays back for reuse. The tree, and every string read from it, must not be
+// used afterwards: call it only where neither can have been kept.
+func (t *Tree) Release() {
+	if cap(t.nodes) > 1<<16 || cap(t.dataBuf) > 1<<20 {
+		return // a large document's arrays are left to the garbage collector
+	}
+	*t = Tree{nodes: t.nodes[:0], attrs: t.attrs[:0], dataBuf: t.dataBuf[:0], kids: t.kids[:0], kidNames: t.kidNames[:0],
+		kidsStart: t.kidsStart[:0], byName: t.byName[:0], byNameAt: t.byNameAt[:0]}
+	released.Put(t)
+}
+
+// grown is s with length n, reusing its array when it is large enough; the elements are not cleared.
+func grown[T any](s []T, n int) []T {
+	if cap(s) >= n {
+		return s[:n]
+	}
+	return make([]T, n)
 }
 
 // Root is the document element, or None for an empty tree.
@@ -213,7 +244,8 @@ func (t *Tree) ChildElements(n NodeID) ([]NodeID, []Name) {
 
 // indexKids groups the elements by parent with a counting sort (when the tree is built).
 func (t *Tree) indexKids() {
-	start := make([]int32, len(t.nodes)+2)
+	start := grown(t.kidsStart, len(t.nodes)+2)
+	clear(start)
 	elements := 0
 	for i := range t.nodes {
 		if nd := &t.nodes[i]; nd.name != NoName && nd.parent != None {
@@ -226,7 +258,7 @@ func (t *Tree) indexKids() {
 	for i := 2; i < len(start); i++ {
 		start[i] += start[i-1]
 	}
-	kids, names := make([]NodeID, elements), make([]Name, elements)
+	kids, names := grown(t.kids, elements), grown(t.kidNames, elements)
 	for i := range t.nodes {
 		if nd := &t.nodes[i]; nd.name != NoName && nd.parent != None {
 			at := start[nd.parent+1]
@@ -342,7 +374,8 @@ func (t *Tree) indexNames() {
 	indexed.RUnlock()
 	// at[g] counts the elements of group g, then (summed) marks where group g ends; placing the
 	// elements from the last one down moves it to where the group starts, which is where group g-1 ends.
-	at := make([]int32, count+2)
+	at := grown(t.byNameAt, int(count)+2)
+	clear(at)
 	for i := range t.nodes {
 		if n := t.nodes[i].name; int(n) < len(group) {
 			at[group[n]]++
@@ -352,7 +385,7 @@ func (t *Tree) indexNames() {
 	for g := 1; g < len(at); g++ {
 		at[g] += at[g-1]
 	}
-	ids := make([]NodeID, at[len(at)-1])
+	ids := grown(t.byName, int(at[len(at)-1]))
 	for i := len(t.nodes) - 1; i >= 0; i-- {
 		if n := t.nodes[i].name; int(n) < len(group) && group[n] > 0 {
 			at[group[n]]--
