@@ -6,6 +6,7 @@ package ubl
 
 import (
 	"errors"
+	"slices"
 	"strings"
 
 	"einvoice/ubl/rules"
@@ -146,6 +147,7 @@ func validate(data []byte, profile Profile, lang string) (*Result, *xmltree.Tree
 			inLang(lang, "As regras não podem ser avaliadas, como no validador oficial: ", "The rules cannot be evaluated, as in the official validator: ") + err.Error()})
 		return r, t
 	}
+	r.Findings = slices.Grow(r.Findings, len(findings))
 	for _, f := range findings {
 		counts := r.Fatal
 		if f.Assert.Flag == rules.Warning {

@@ -1,6 +1,7 @@
 package rules
 
 import (
+	"slices"
 	"sync"
 
 	"einvoice/ubl/xmltree"
@@ -15,10 +16,31 @@ import (
 // pathCache numbers paths and keeps their rules. Entries are only ever added, at most maxPaths.
 type pathCache struct {
 	mu     sync.RWMutex
-	ids    map[uint64]int32 // (parent path + 1) << 32 | name → path
-	parent []int32          // by path: its parent path, -1 for a document element
-	name   []xmltree.Name   // by path: its last name
-	rules  []int32          // path × patterns + pattern: the rule, noMatch, or byWalking
+	roots  []pathChild    // the paths of document elements, by name
+	kids   [][]pathChild  // by path: the paths one element longer, by name
+	parent []int32        // by path: its parent path, -1 for a document element
+	name   []xmltree.Name // by path: its last name
+	rules  []int32        // path × patterns + pattern: the rule, noMatch, or byWalking
+}
+
+// pathChild is a path one name longer than another.
+type pathChild struct {
+	name xmltree.Name
+	path int32
+}
+
+// childPath finds the path one name longer in a list sorted by name.
+func childPath(list []pathChild, name xmltree.Name) (int, bool) {
+	lo, hi := 0, len(list)
+	for lo < hi {
+		mid := int(uint(lo+hi) >> 1)
+		if list[mid].name < name {
+			lo = mid + 1
+		} else {
+			hi = mid
+		}
+	}
+	return lo, lo < len(list) && list[lo].name == name
 }
 
 const (
@@ -49,18 +71,22 @@ func (s *Set) pathsOf(t *xmltree.Tree, paths []int32) ([]int32, []int32) {
 			paths[i] = unknown
 			continue
 		}
-		key := uint64(parent+1)<<32 | uint64(name)
-		id, ok := pc.ids[key]
+		list := &pc.roots
+		if parent >= 0 {
+			list = &pc.kids[parent]
+		}
+		at, ok := childPath(*list, name)
 		if !ok && !locked {
 			pc.mu.RUnlock()
 			pc.mu.Lock()
 			locked = true
-			id, ok = pc.ids[key]
+			at, ok = childPath(*list, name)
 		}
-		if !ok {
-			id = s.addPath(t, key, parent, name)
+		if ok {
+			paths[i] = (*list)[at].path
+		} else {
+			paths[i] = s.addPath(t, list, at, parent, name)
 		}
-		paths[i] = id
 	}
 	rules := pc.rules
 	if locked {
@@ -72,16 +98,14 @@ func (s *Set) pathsOf(t *xmltree.Tree, paths []int32) ([]int32, []int32) {
 }
 
 // addPath remembers a new path and the rules of its element; the caller holds the write lock.
-func (s *Set) addPath(t *xmltree.Tree, key uint64, parent int32, name xmltree.Name) int32 {
+func (s *Set) addPath(t *xmltree.Tree, list *[]pathChild, at int, parent int32, name xmltree.Name) int32 {
 	pc := &s.paths
 	if len(pc.parent) >= maxPaths {
 		return unknown
 	}
-	if pc.ids == nil {
-		pc.ids = map[uint64]int32{}
-	}
 	id := int32(len(pc.parent))
-	pc.ids[key] = id
+	*list = slices.Insert(*list, at, pathChild{name, id})
+	pc.kids = append(pc.kids, nil)
 	pc.parent = append(pc.parent, parent)
 	pc.name = append(pc.name, name)
 	names := []xmltree.Name{name}

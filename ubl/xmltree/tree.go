@@ -187,6 +187,11 @@ func (t *Tree) OwnText(n NodeID) string {
 	if nd.kind() == Text {
 		return t.data[nd.start:nd.end]
 	}
+	if c := nd.firstChild; c == None {
+		return ""
+	} else if cn := &t.nodes[c]; cn.name == NoName && cn.nextSibling == None { // one text child: the usual leaf
+		return t.data[cn.start:cn.end]
+	}
 	var first NodeID = None
 	var b []byte
 	for c := nd.firstChild; c != None; c = t.nodes[c].nextSibling {
@@ -242,31 +247,19 @@ func (t *Tree) ChildElements(n NodeID) ([]NodeID, []Name) {
 	return t.kids[from:to:to], t.kidNames[from:to:to]
 }
 
-// indexKids groups the elements by parent with a counting sort (when the tree is built).
+// indexKids lists every element's element children, parent by parent (when the tree is built).
 func (t *Tree) indexKids() {
-	start := grown(t.kidsStart, len(t.nodes)+2)
-	clear(start)
-	elements := 0
-	for i := range t.nodes {
-		if nd := &t.nodes[i]; nd.name != NoName && nd.parent != None {
-			start[nd.parent+2]++
-			elements++
+	start := grown(t.kidsStart, len(t.nodes)+1)
+	kids, names := t.kids[:0], t.kidNames[:0]
+	for p := range t.nodes {
+		start[p] = int32(len(kids))
+		for c := t.nodes[p].firstElem; c != None; c = t.nodes[c].nextElem {
+			kids = append(kids, c)
+			names = append(names, t.nodes[c].name)
 		}
 	}
-	// start[p+2] counts p's children; summed, start[p+1] is where p's group begins. Filling in
-	// document order advances it to where the group ends, which is where p+1's begins.
-	for i := 2; i < len(start); i++ {
-		start[i] += start[i-1]
-	}
-	kids, names := grown(t.kids, elements), grown(t.kidNames, elements)
-	for i := range t.nodes {
-		if nd := &t.nodes[i]; nd.name != NoName && nd.parent != None {
-			at := start[nd.parent+1]
-			kids[at], names[at] = NodeID(i), nd.name
-			start[nd.parent+1]++
-		}
-	}
-	t.kids, t.kidNames, t.kidsStart = kids, names, start[:len(t.nodes)+1]
+	start[len(t.nodes)] = int32(len(kids))
+	t.kids, t.kidNames, t.kidsStart = kids, names, start
 }
 
 // Children returns n's element children with the name.

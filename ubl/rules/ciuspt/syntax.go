@@ -2,6 +2,7 @@ package ciuspt
 
 import (
 	_ "embed"
+	"slices"
 	"strings"
 	"sync"
 
@@ -219,9 +220,11 @@ func unusedElements() *rules.Assert {
 // them are not in the UBL schemas at all, so attributes are counted by name.
 func unusedAttributes() []*rules.Assert {
 	absent := func(id, attr string) *rules.Assert {
-		return warn(id, func(c *ctx, x node) bool { return attrCounts(c)[attr] == 0 },
+		i := watchedAttr(attr)
+		return warn(id, func(c *ctx, x node) bool { return attrCounts(c).counts[i] == 0 },
 			"Attribute "+attr+" should not be used.", "O atributo "+attr+" não deve ser usado.")
 	}
+	name := watchedAttr("name")
 	return []*rules.Assert{
 		absent("UBL-DT-08", "schemeName"),
 		absent("UBL-DT-09", "schemeAgencyName"),
@@ -233,7 +236,7 @@ func unusedAttributes() []*rules.Assert {
 		absent("UBL-DT-15", "unitCodeListAgencyName"),
 		absent("UBL-DT-16", "listAgencyName"),
 		absent("UBL-DT-17", "listName"),
-		warn("UBL-DT-18", func(c *ctx, x node) bool { return attrCounts(c)["name"]-attrCounts(c)[nameOnMeans] <= 0 },
+		warn("UBL-DT-18", func(c *ctx, x node) bool { t := attrCounts(c); return t.counts[name]-t.nameOnMeans <= 0 },
 			"Attribute name should be used on PaymentMeansCode only.", "O atributo name só deve ser usado em PaymentMeansCode."),
 		absent("UBL-DT-19", "languageID"),
 		absent("UBL-DT-20", "listURI"),
@@ -246,33 +249,64 @@ func unusedAttributes() []*rules.Assert {
 	}
 }
 
-// nameOnMeans is the count key of name attributes on cbc:PaymentMeansCode.
-const nameOnMeans = "\x00name@PaymentMeansCode"
+// watchedAttrs are the attribute names (without namespace) the UBL-DT rules count, and watchedByName
+// the same by registered Name, for counting without looking names up. Names are registered when the
+// program starts (the schema tables), before these rules are built; a watched name no schema has
+// comes in a document as a name of its own and is counted by its text.
+var (
+	watchedAttrs  []string
+	watchedByName = map[xmltree.Name]int{}
+)
+
+func watchedAttr(local string) int {
+	for i, w := range watchedAttrs {
+		if w == local {
+			return i
+		}
+	}
+	watchedAttrs = append(watchedAttrs, local)
+	if n, ok := xmltree.Lookup("", local); ok {
+		watchedByName[n] = len(watchedAttrs) - 1
+	}
+	return len(watchedAttrs) - 1
+}
 
 var paymentMeansCode = rules.MustName("cbc:PaymentMeansCode")
 
-// attrCounts counts the document's attributes without namespace by local name, once per document.
+// attrTally counts the document's watched attributes, and the name attributes on cbc:PaymentMeansCode.
+type attrTally struct {
+	counts      []int // by watchedAttr index
+	nameOnMeans int
+}
+
 var attrCountsSlot = rules.NewSlot()
 
-func attrCounts(c *ctx) map[string]int {
-	return rules.DocSlot(c, attrCountsSlot, func() map[string]int {
+// attrCounts counts the attributes once per document.
+func attrCounts(c *ctx) *attrTally {
+	return rules.DocSlot(c, attrCountsSlot, func() *attrTally {
 		t := c.Tree()
-		counts := map[string]int{}
+		tally := &attrTally{counts: make([]int, len(watchedAttrs))}
+		name := watchedAttr("name")
 		for n := xmltree.NodeID(0); int(n) < t.Len(); n++ {
 			if t.Kind(n) != xmltree.Element {
 				continue
 			}
 			for _, a := range t.Attrs(n) {
-				q := t.QName(a.Name)
-				if q.Space != "" {
+				i, ok := watchedByName[a.Name]
+				if !ok && a.Name >= xmltree.FirstLocalName { // a name no schema registered: by its text
+					if q := t.QName(a.Name); q.Space == "" {
+						i, ok = slices.Index(watchedAttrs, q.Local), slices.Contains(watchedAttrs, q.Local)
+					}
+				}
+				if !ok {
 					continue
 				}
-				counts[q.Local]++
-				if q.Local == "name" && t.Name(n) == paymentMeansCode {
-					counts[nameOnMeans]++
+				tally.counts[i]++
+				if i == name && t.Name(n) == paymentMeansCode {
+					tally.nameOnMeans++
 				}
 			}
 		}
-		return counts
+		return tally
 	})
 }
