@@ -65,6 +65,16 @@ func (a *Assert) Message(lang string) string {
 type Rule struct {
 	Context *Context
 	Asserts []*Assert
+
+	checks []check // the asserts as the engine runs them, side by side in memory
+}
+
+// check is an assert reduced to what running it needs.
+type check struct {
+	test   func(c *Ctx, n xmltree.NodeID) bool
+	fired  func(c *Ctx, n xmltree.NodeID, fire func(*Assert))
+	report bool
+	assert *Assert
 }
 
 // Pattern is an independent group of rules: an element is checked by its first matching rule only.
@@ -102,6 +112,12 @@ func dynamicError(format string, args ...any) {
 func NewSet(name string, patterns ...*Pattern) *Set {
 	for _, p := range patterns {
 		p.matcher = compileMatcher(p.Rules)
+		for _, r := range p.Rules {
+			r.checks = make([]check, len(r.Asserts))
+			for i, a := range r.Asserts {
+				r.checks[i] = check{test: a.Test, fired: a.Fired, report: a.Report, assert: a}
+			}
+		}
 	}
 	return &Set{Name: name, Patterns: patterns}
 }
@@ -153,13 +169,13 @@ func (s *Set) Run(t *xmltree.Tree) (findings []Finding, err error) {
 					continue
 				}
 			}
-			r := p.Rules[rule]
 			c.resetLocal()
-			for _, a := range r.Asserts {
-				if a.Fired != nil {
-					a.Fired(c, n, func(m *Assert) { findings = append(findings, Finding{Assert: m, Node: n}) })
-				} else if a.Test(c, n) == a.Report {
-					findings = append(findings, Finding{Assert: a, Node: n})
+			for k := range p.Rules[rule].checks {
+				a := &p.Rules[rule].checks[k]
+				if a.fired != nil {
+					a.fired(c, n, func(m *Assert) { findings = append(findings, Finding{Assert: m, Node: n}) })
+				} else if a.test(c, n) == a.report {
+					findings = append(findings, Finding{Assert: a.assert, Node: n})
 				}
 			}
 		}
