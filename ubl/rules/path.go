@@ -271,6 +271,20 @@ func (c *Ctx) descendants(x xmltree.NodeID, st *pathStep, out []xmltree.NodeID) 
 func (c *Ctx) collectChildPath(x xmltree.NodeID, steps []pathStep) {
 	st := &steps[0]
 	ids, names := c.t.ChildElements(x)
+	if !st.any && st.pred == nil { // the usual step: a name
+		want := st.name
+		for i, name := range names {
+			if name != want {
+				continue
+			}
+			if len(steps) == 1 {
+				c.arena = append(c.arena, ids[i])
+			} else {
+				c.collectChildPath(ids[i], steps[1:])
+			}
+		}
+		return
+	}
 	for i, name := range names {
 		if (st.any || name == st.name) && (st.pred == nil || st.pred(c, ids[i])) {
 			if len(steps) == 1 {

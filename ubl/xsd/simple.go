@@ -67,11 +67,25 @@ func (st *simpleType) check(value string, element bool, v *validator) string {
 }
 
 // trimBlank removes the blanks libxml2 skips around numbers and booleans.
-func trimBlank(s string) string { return strings.Trim(s, " \t\n\r") }
+func trimBlank(s string) string {
+	for len(s) > 0 && isBlank(s[0]) {
+		s = s[1:]
+	}
+	for len(s) > 0 && isBlank(s[len(s)-1]) {
+		s = s[:len(s)-1]
+	}
+	return s
+}
+
+func isBlank(b byte) bool { return b == ' ' || b == '\t' || b == '\n' || b == '\r' }
 
 // collapse applies the XSD "collapse" whitespace facet.
 func collapse(s string) string {
-	if !strings.ContainsAny(s, " \t\n\r") {
+	blanks := false
+	for i := 0; i < len(s) && !blanks; i++ {
+		blanks = isBlank(s[i])
+	}
+	if !blanks {
 		return s
 	}
 	return strings.Join(strings.FieldsFunc(s, func(r rune) bool { return r == ' ' || r == '\t' || r == '\n' || r == '\r' }), " ")

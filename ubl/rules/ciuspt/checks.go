@@ -25,7 +25,7 @@ func fitsLength(s string, n int, dotAll bool) bool {
 	if k < 1 || k > n {
 		return false
 	}
-	return dotAll || !strings.ContainsAny(s, "\n\r")
+	return dotAll || strings.IndexByte(s, '\n') < 0 && strings.IndexByte(s, '\r') < 0
 }
 
 func length(id, elem string, n int) *rules.Assert {
