@@ -102,6 +102,7 @@ type complexType struct {
 	simple   int // simple content type, -1 for element content
 	content  *particle
 	attrs    []attrUse
+	required []xmltree.Name // the attributes whose use is required
 	anyAttr  *wildcard
 }
 
@@ -256,6 +257,9 @@ func (s *schemaSet) addComplex(rest string) error {
 		switch af[i] {
 		case "attr":
 			ct.attrs = append(ct.attrs, attrUse{name: s.names[atoi(af[i+1])], typ: atoi(af[i+2]), use: af[i+3]})
+			if af[i+3] == "required" {
+				ct.required = append(ct.required, s.names[atoi(af[i+1])])
+			}
 			i += 3
 		case "anyattr":
 			w, err := parseWildcard(af[i+1])

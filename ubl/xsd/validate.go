@@ -219,13 +219,9 @@ func (v *validator) attributes(n xmltree.NodeID, ct *complexType) {
 			v.fail(n, "attribute %s is not allowed on %s", q.Local, v.label(n))
 		}
 	}
-	for i := range ct.attrs {
-		u := &ct.attrs[i]
-		if u.use != "required" {
-			continue
-		}
-		if _, ok := v.t.Attr(n, u.name); !ok {
-			v.fail(n, "attribute %s is required on %s", v.t.QName(u.name).Local, v.label(n))
+	for _, name := range ct.required {
+		if _, ok := v.t.Attr(n, name); !ok {
+			v.fail(n, "attribute %s is required on %s", v.t.QName(name).Local, v.label(n))
 		}
 	}
 }
