@@ -148,13 +148,17 @@ func validate(data []byte, profile Profile, lang string) (*Result, *xmltree.Tree
 		return r, t
 	}
 	r.Findings = slices.Grow(r.Findings, len(findings))
+	lastNode, lastPath := xmltree.None, ""
 	for _, f := range findings {
 		counts := r.Fatal
 		if f.Assert.Flag == rules.Warning {
 			counts = r.Warning
 		}
 		counts[f.Assert.ID]++
-		r.Findings = append(r.Findings, Finding{Rule: f.Assert.ID, Flag: f.Assert.Flag.String(), Location: t.Path(f.Node), Message: f.Assert.Message(lang)})
+		if f.Node != lastNode { // a rule's findings come together, on one node
+			lastNode, lastPath = f.Node, t.Path(f.Node)
+		}
+		r.Findings = append(r.Findings, Finding{Rule: f.Assert.ID, Flag: f.Assert.Flag.String(), Location: lastPath, Message: f.Assert.Message(lang)})
 	}
 	return r, t
 }

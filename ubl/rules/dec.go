@@ -236,28 +236,50 @@ func divSmall(a, b Dec) (Dec, bool) {
 	if a.big != nil || b.big != nil {
 		return Dec{}, false
 	}
-	// a ÷ b = (ua ÷ ub) × 10^(b.e - a.e): the quotient at scale s is ua × 10^(s + b.e - a.e) ÷ ub. A
-	// quotient exact at some scale is exact at every larger one, so the largest scale that neither
-	// overflows nor passes maxScale decides.
-	ua, ub := abs64(a.m), abs64(b.m)
-	for s := min(int32(maxScale), maxScale-b.e+a.e); s >= 0 && s >= a.e-b.e; s-- {
-		hi, lo := bits.Mul64(ua, uint64(pow10[s+b.e-a.e]))
+	neg := (a.m < 0) != (b.m < 0)
+	// b = ub × 10^-eb with ub free of trailing zeros, and a ÷ b = (ua ÷ ub) × 10^(eb - a.e).
+	ua, ub, eb := abs64(a.m), abs64(b.m), b.e
+	for ub%10 == 0 {
+		ub, eb = ub/10, eb-1
+	}
+	if ua%ub == 0 { // the usual case (b is 1, 100, 0.5…): the quotient is ua ÷ ub at scale a.e - eb
+		q, s := ua/ub, a.e-eb
+		for ; s < 0; s++ {
+			if q > (1<<63-1)/10 {
+				return Dec{}, false
+			}
+			q *= 10
+		}
+		return smallQuotient(q, s, neg)
+	}
+	// The quotient at scale s is ua × 10^(s + eb - a.e) ÷ ub. A quotient exact at some scale is exact
+	// at every larger one, so the largest scale that neither overflows nor passes maxScale decides.
+	for s := min(int32(maxScale), maxScale-eb+a.e); s >= 0 && s >= a.e-eb; s-- {
+		hi, lo := bits.Mul64(ua, uint64(pow10[s+eb-a.e]))
 		if hi >= ub {
 			continue // the quotient would not fit 64 bits
 		}
 		q, r := bits.Div64(hi, lo, ub)
-		if r != 0 || q > 1<<63-1 {
+		if r != 0 {
 			return Dec{}, false
 		}
-		for q != 0 && q%10 == 0 && s > 0 { // the smallest scale keeps products in the small form
-			q, s = q/10, s-1
-		}
-		if (a.m < 0) != (b.m < 0) {
-			return Dec{m: -int64(q), e: s}, true
-		}
-		return Dec{m: int64(q), e: s}, true
+		return smallQuotient(q, s, neg)
 	}
 	return Dec{}, false
+}
+
+// smallQuotient is ±q × 10^-s in the small form at its smallest scale (which keeps products small).
+func smallQuotient(q uint64, s int32, neg bool) (Dec, bool) {
+	for q != 0 && q%10 == 0 && s > 0 {
+		q, s = q/10, s-1
+	}
+	if q > 1<<63-1 || s > maxScale {
+		return Dec{}, false
+	}
+	if neg {
+		return Dec{m: -int64(q), e: s}, true
+	}
+	return Dec{m: int64(q), e: s}, true
 }
 
 // Round is XPath round(): to the nearest integer, halves towards positive infinity.

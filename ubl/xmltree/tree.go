@@ -222,7 +222,15 @@ func (t *Tree) HasElementChildren(n NodeID) bool { return t.nodes[n].firstElem !
 // StringValue is the XPath string value: all descendant text in document order.
 func (t *Tree) StringValue(n NodeID) string {
 	nd := &t.nodes[n]
-	if nd.kind() == Text || nd.firstElem == None {
+	if nd.kind() == Text {
+		return t.data[nd.start:nd.end]
+	}
+	if nd.firstElem == None {
+		if c := nd.firstChild; c == None {
+			return ""
+		} else if cn := &t.nodes[c]; cn.nextSibling == None { // one text child: the usual leaf
+			return t.data[cn.start:cn.end]
+		}
 		return t.OwnText(n)
 	}
 	var b strings.Builder
