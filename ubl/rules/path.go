@@ -66,6 +66,7 @@ type Path struct {
 	union  []*Path // "a | b": the alternatives, in the order written
 
 	childOnly bool // relative, every step a child step: evaluated by a direct walk
+	up        int  // relative, a few parent steps and then only child steps: how many parent steps ("../../cbc:ID")
 	noPreds   bool // no step has a predicate (a predicate's own paths would share the arena)
 	memo      int  // for a path from the root (the same nodes wherever it is evaluated): its slot in
 	// Ctx.memo, where its first result is kept for the document; -1 for the others
@@ -151,6 +152,14 @@ func PWith(text string, preds map[string]Pred) *Path {
 		p.childOnly = p.childOnly && st.axis == child
 		p.noPreds = p.noPreds && st.pred == nil
 	}
+	for p.up < len(p.steps) && p.steps[p.up].axis == parent {
+		p.up++
+	}
+	for _, st := range p.steps[p.up:] {
+		if p.rooted || st.axis != child {
+			p.up = 0
+		}
+	}
 	p.assignMemo()
 	return p
 }
@@ -195,6 +204,21 @@ func (c *Ctx) selectAll(n xmltree.NodeID, p *Path) []xmltree.NodeID {
 		return c.arena[start:len(c.arena):len(c.arena)]
 	}
 	t := c.t
+	if p.up > 0 && p.noPreds && n != xmltree.None {
+		x := n
+		for i := 0; i < p.up && x != xmltree.None; i++ {
+			x = t.Parent(x)
+		}
+		if x != xmltree.None { // (above the document element, the general walk knows the document node)
+			start := len(c.arena)
+			if p.up == len(p.steps) {
+				c.arena = append(c.arena, x)
+			} else {
+				c.collectChildPath(x, p.steps[p.up:])
+			}
+			return c.arena[start:len(c.arena):len(c.arena)]
+		}
+	}
 	// A predicate may evaluate paths of its own: the scratch buffers are taken while in use, so a
 	// nested evaluation starts fresh ones instead of overwriting these.
 	cur, next := append(c.scratchA[:0], n), c.scratchB[:0]

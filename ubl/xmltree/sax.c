@@ -156,7 +156,7 @@ static void on_start(void *ctx, const xmlChar *localname, const xmlChar *prefix,
 	einv_result *r = p->r;
 	end_run(p, 1);
 	if (p->depth >= p->max_depth) {
-		r->stop_line = xmlSAX2GetLineNumber(ctx);
+		r->stop_line = ((xmlParserCtxtPtr)ctx)->input->line;
 		return stop(p, EINV_STOP_DEEP);
 	}
 	unsigned int name = name_number(p, uri, prefix, localname);
@@ -165,7 +165,7 @@ static void on_start(void *ctx, const xmlChar *localname, const xmlChar *prefix,
 		return stop(p, EINV_STOP_OOM);
 	einv_node *nd = &p->nodes[id];
 	nd->name = name;
-	nd->line = xmlSAX2GetLineNumber(ctx);
+	nd->line = ((xmlParserCtxtPtr)ctx)->input->line;
 	nd->start = (int)r->attrs_len;
 	for (int i = 0; i < nb_attributes; i++) {
 		const xmlChar **a = attrs + 5 * i; // localname, prefix, URI, value, end
