@@ -148,6 +148,15 @@ func validate(data []byte, profile Profile, lang string) (*Result, *xmltree.Tree
 		return r, t
 	}
 	r.Findings = slices.Grow(r.Findings, len(findings))
+	warnings := 0
+	for _, f := range findings {
+		if f.Assert.Flag == rules.Warning {
+			warnings++
+		}
+	}
+	if len(r.Fatal) == 0 && len(r.Warning) == 0 { // sized once, instead of growing id by id
+		r.Fatal, r.Warning = make(map[string]int, len(findings)-warnings), make(map[string]int, warnings)
+	}
 	lastNode, lastPath := xmltree.None, ""
 	for _, f := range findings {
 		counts := r.Fatal
