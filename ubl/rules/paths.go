@@ -71,17 +71,15 @@ func (s *Set) pathsOf(t *xmltree.Tree, paths []int32) ([]int32, []int32) {
 			paths[i] = unknown
 			continue
 		}
-		list := &pc.roots
-		if parent >= 0 {
-			list = &pc.kids[parent]
-		}
-		at, ok := childPath(*list, name)
+		at, ok := childPath(*pc.children(parent), name)
 		if !ok && !locked {
 			pc.mu.RUnlock()
 			pc.mu.Lock()
 			locked = true
-			at, ok = childPath(*list, name)
+			// Another document may have added paths in between, moving pc.kids: look again.
+			at, ok = childPath(*pc.children(parent), name)
 		}
+		list := pc.children(parent)
 		if ok {
 			paths[i] = (*list)[at].path
 		} else {
@@ -95,6 +93,14 @@ func (s *Set) pathsOf(t *xmltree.Tree, paths []int32) ([]int32, []int32) {
 		pc.mu.RUnlock()
 	}
 	return paths, rules
+}
+
+// children is the list of the paths one name longer than parent (-1: the document elements' paths).
+func (pc *pathCache) children(parent int32) *[]pathChild {
+	if parent < 0 {
+		return &pc.roots
+	}
+	return &pc.kids[parent]
 }
 
 // addPath remembers a new path and the rules of its element; the caller holds the write lock.

@@ -116,9 +116,10 @@ type docName struct {
 // Parsers kept for reuse, and how many names a parser may know before it is dropped instead.
 var (
 	parsers        = make(chan *parser, 16)
-	maxKeptNames   = 8192
 	errOutOfMemory = errors.New("xmltree: out of memory")
 )
+
+const maxKeptNames = 8192
 
 func takeParser() (*parser, error) {
 	select {

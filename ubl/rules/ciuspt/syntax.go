@@ -92,28 +92,22 @@ func lookupName(q string) (n xmltree.Name, ok bool) {
 	return rules.MustName(q), true
 }
 
-// crPath is one UBL-CR rule: the path below the Invoice it reports.
-type crPath struct {
-	id    string
-	steps []xmltree.Name
-}
-
-// crTrie indexes the UBL-CR paths by their steps, so that one walk of the document finds every path
-// present.
+// crTrie indexes the UBL-CR paths (below the Invoice) by their steps: following an element's names
+// from the Invoice down finds the rules it fires.
 type crTrie struct {
 	next map[xmltree.Name]*crTrie
-	ids  []int // indexes of the rules whose path ends here
+	ids  []int32 // the rules whose path ends here, by their index in loadCR's ids
 }
 
-func loadCR() ([]crPath, *crTrie) {
-	var paths []crPath
+// loadCR reads the UBL-CR table: the rule ids in order, and the trie of their paths.
+func loadCR() ([]string, *crTrie) {
+	var ids []string
 	root := &crTrie{next: map[xmltree.Name]*crTrie{}}
 	for _, line := range strings.Split(crTable, "\n") {
 		if line == "" || strings.HasPrefix(line, "#") {
 			continue
 		}
 		id, path, _ := strings.Cut(line, " ")
-		p := crPath{id: id}
 		t := root
 		for _, step := range strings.Split(path, "/") {
 			// A few official paths name elements UBL 2.1 does not have (cbc:DocumentReference): those
@@ -122,19 +116,18 @@ func loadCR() ([]crPath, *crTrie) {
 			if !ok {
 				n = xmltree.NoName
 			}
-			p.steps = append(p.steps, n)
 			if t.next[n] == nil {
 				t.next[n] = &crTrie{next: map[xmltree.Name]*crTrie{}}
 			}
 			t = t.next[n]
 		}
-		t.ids = append(t.ids, len(paths))
-		paths = append(paths, p)
+		t.ids = append(t.ids, int32(len(ids)))
+		ids = append(ids, id)
 	}
-	return paths, root
+	return ids, root
 }
 
-// crOf is the indexes of the UBL-CR rules whose path below invoice leads to element n.
+// crOf is the UBL-CR rules whose path below invoice leads to element n (a slice of the trie: read only).
 func crOf(t *xmltree.Tree, invoice, n node, trie *crTrie) []int32 {
 	var names []xmltree.Name
 	for x := n; x != invoice && x != xmltree.None; x = t.Parent(x) {
@@ -144,14 +137,10 @@ func crOf(t *xmltree.Tree, invoice, n node, trie *crTrie) []int32 {
 	for i := len(names) - 1; i >= 0 && at != nil; i-- {
 		at = at.next[names[i]]
 	}
-	if at == nil || len(at.ids) == 0 {
+	if at == nil || at.ids == nil {
 		return []int32{}
 	}
-	out := make([]int32, len(at.ids))
-	for i, id := range at.ids {
-		out[i] = int32(id)
-	}
-	return out
+	return at.ids
 }
 
 // crByPath remembers, by element path (rules.Ctx.PathID), which UBL-CR rules an element on that path
@@ -164,15 +153,15 @@ type crByPath struct {
 // unusedElements are the UBL-CR warnings, decided together: a rule fires when some element lies on
 // its path below the invoice.
 func unusedElements() *rules.Assert {
-	paths, trie := loadCR()
-	members := make([]*rules.Assert, len(paths))
-	for i, p := range paths {
-		members[i] = warn(p.id, nil, "A UBL element CIUS-PT does not use should not be present.", "Um elemento UBL que o CIUS-PT não usa não deve estar presente.")
+	ids, trie := loadCR()
+	members := make([]*rules.Assert, len(ids))
+	for i, id := range ids {
+		members[i] = warn(id, nil, "A UBL element CIUS-PT does not use should not be present.", "Um elemento UBL que o CIUS-PT não usa não deve estar presente.")
 	}
 	memo := &crByPath{}
 	return rules.NewFamily(members, func(c *ctx, invoice node, fire func(*rules.Assert)) {
 		t := c.Tree()
-		present := make([]bool, len(paths))
+		present := make([]bool, len(ids))
 		type learnt struct {
 			path  int32
 			rules []int32
@@ -224,7 +213,6 @@ func unusedAttributes() []*rules.Assert {
 		return warn(id, func(c *ctx, x node) bool { return attrCounts(c).counts[i] == 0 },
 			"Attribute "+attr+" should not be used.", "O atributo "+attr+" não deve ser usado.")
 	}
-	name := watchedAttr("name")
 	return []*rules.Assert{
 		absent("UBL-DT-08", "schemeName"),
 		absent("UBL-DT-09", "schemeAgencyName"),
@@ -236,7 +224,7 @@ func unusedAttributes() []*rules.Assert {
 		absent("UBL-DT-15", "unitCodeListAgencyName"),
 		absent("UBL-DT-16", "listAgencyName"),
 		absent("UBL-DT-17", "listName"),
-		warn("UBL-DT-18", func(c *ctx, x node) bool { t := attrCounts(c); return t.counts[name]-t.nameOnMeans <= 0 },
+		warn("UBL-DT-18", func(c *ctx, x node) bool { t := attrCounts(c); return t.counts[watchedName]-t.nameOnMeans <= 0 },
 			"Attribute name should be used on PaymentMeansCode only.", "O atributo name só deve ser usado em PaymentMeansCode."),
 		absent("UBL-DT-19", "languageID"),
 		absent("UBL-DT-20", "listURI"),
@@ -271,7 +259,10 @@ func watchedAttr(local string) int {
 	return len(watchedAttrs) - 1
 }
 
-var paymentMeansCode = rules.MustName("cbc:PaymentMeansCode")
+var (
+	paymentMeansCode = rules.MustName("cbc:PaymentMeansCode")
+	watchedName      = watchedAttr("name") // UBL-DT-18 counts name attributes, and those on cbc:PaymentMeansCode
+)
 
 // attrTally counts the document's watched attributes, and the name attributes on cbc:PaymentMeansCode.
 type attrTally struct {
@@ -286,7 +277,6 @@ func attrCounts(c *ctx) *attrTally {
 	return rules.DocSlot(c, attrCountsSlot, func() *attrTally {
 		t := c.Tree()
 		tally := &attrTally{counts: make([]int, len(watchedAttrs))}
-		name := watchedAttr("name")
 		for n := xmltree.NodeID(0); int(n) < t.Len(); n++ {
 			if t.Kind(n) != xmltree.Element {
 				continue
@@ -302,7 +292,7 @@ func attrCounts(c *ctx) *attrTally {
 					continue
 				}
 				tally.counts[i]++
-				if i == name && t.Name(n) == paymentMeansCode {
+				if i == watchedName && t.Name(n) == paymentMeansCode {
 					tally.nameOnMeans++
 				}
 			}
