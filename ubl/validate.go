@@ -125,10 +125,11 @@ func validate(data []byte, profile Profile, lang string) (*Result, *xmltree.Tree
 	r.Root = &root
 	r.service(t, lang)
 
+	paths := t.NewPathWriter()
 	errs := xsd.Validate(t)
 	r.XSDValid, r.XSDErrors = len(errs) == 0, len(errs)
 	for _, e := range errs {
-		r.Findings = append(r.Findings, Finding{Rule: RuleSchema, Flag: "fatal", Location: t.Path(e.Node), Message: "[" + RuleSchema + "]-" +
+		r.Findings = append(r.Findings, Finding{Rule: RuleSchema, Flag: "fatal", Location: paths.Path(e.Node), Message: "[" + RuleSchema + "]-" +
 			inLang(lang, "Não conforme com o esquema UBL 2.1: ", "Not valid against the UBL 2.1 schema: ") + e.Message})
 	}
 
@@ -165,7 +166,7 @@ func validate(data []byte, profile Profile, lang string) (*Result, *xmltree.Tree
 		}
 		counts[f.Assert.ID]++
 		if f.Node != lastNode { // a rule's findings come together, on one node
-			lastNode, lastPath = f.Node, t.Path(f.Node)
+			lastNode, lastPath = f.Node, paths.Path(f.Node)
 		}
 		r.Findings = append(r.Findings, Finding{Rule: f.Assert.ID, Flag: f.Assert.Flag.String(), Location: lastPath, Message: f.Assert.Message(lang)})
 	}

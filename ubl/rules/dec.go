@@ -54,13 +54,23 @@ func ParseDec(s string) (Dec, bool) {
 	if body == "" || body == "." || body[0] == '+' || body[0] == '-' {
 		return Dec{}, false
 	}
+	// Trailing zeros of the fraction are dropped ("1.500" is 15 × 10^-1), so that quantities written
+	// with many places stay small in products: zeros after the point count only once a digit follows.
 	var m uint64
-	digits, scale, dot := 0, 0, false
+	digits, scale, zeros, dot := 0, 0, 0, false
 	for i := 0; i < len(body); i++ {
 		switch ch := body[i]; {
 		case ch >= '0' && ch <= '9':
-			if m == 0 && ch == '0' && !dot {
-				continue // leading zeros
+			if ch == '0' && (dot || m == 0) {
+				if dot {
+					zeros++
+				}
+				continue // leading zeros, or zeros that may end the fraction
+			}
+			for ; zeros > 0; zeros-- {
+				m *= 10
+				digits++
+				scale++
 			}
 			m = m*10 + uint64(ch-'0')
 			digits++

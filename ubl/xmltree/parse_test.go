@@ -224,3 +224,50 @@ func TestReleasedArraysServeTheNextTree(t *testing.T) {
 		}
 	}
 }
+
+// A path writer gives every node the path worked out from the definition, whatever the order the
+// nodes come in (it reuses the steps the node before shares).
+func TestPathWriter(t *testing.T) {
+	tr := mustParse(t, `<p:a xmlns:p="urn:example" xmlns:q="urn:other"><p:b/><q:c>x<p:b/><p:b>y</p:b></q:c>`+
+		`<p:b><q:c/><q:c><p:a/></q:c></p:b><q:c/></p:a>`)
+	want := func(n NodeID) string { // from the links, step by step
+		path := ""
+		for ; n != None; n = tr.Parent(n) {
+			step := "/text()"
+			if tr.Kind(n) == Element {
+				step = "/" + tr.Prefix(n) + ":" + tr.QName(tr.Name(n)).Local
+				if p := tr.Parent(n); p != None {
+					pos := 1
+					for s := tr.FirstChild(p); s != n; s = tr.NextSibling(s) {
+						if tr.Name(s) == tr.Name(n) {
+							pos++
+						}
+					}
+					step += "[" + strconv.Itoa(pos) + "]"
+				}
+			}
+			path = step + path
+		}
+		return path
+	}
+	var order []NodeID
+	for n := NodeID(0); int(n) < tr.Len(); n++ {
+		order = append(order, n)
+	}
+	for i := len(order) - 1; i >= 0; i-- {
+		order = append(order, order[i])
+	}
+	order = append(order, 5, 0, 9, 9, 2, 11, 3, None, 7)
+	w := tr.NewPathWriter()
+	for _, n := range order {
+		if n != None && int(n) >= tr.Len() {
+			continue
+		}
+		if got, exp := w.Path(n), want(n); n != None && got != exp || n == None && got != "" {
+			t.Fatalf("node %d: %q, want %q", n, got, exp)
+		}
+	}
+	if got := tr.Path(tr.FirstChild(tr.Root())); got != "/p:a/p:b[1]" {
+		t.Fatalf("first child: %q", got)
+	}
+}

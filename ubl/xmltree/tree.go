@@ -167,6 +167,9 @@ func (t *Tree) NextContent(n NodeID) NodeID { return t.nodes[n].nextSibling }
 // Attrs of an element.
 func (t *Tree) Attrs(n NodeID) []Attr { return t.attrs[t.nodes[n].start:t.nodes[n].end] }
 
+// Attributes is every attribute in the document, element by element in document order.
+func (t *Tree) Attributes() []Attr { return t.attrs }
+
 // Value is an attribute's value.
 func (t *Tree) Value(a Attr) string { return t.data[a.start:a.end] }
 
@@ -294,49 +297,77 @@ func (t *Tree) Child(n NodeID, name Name) NodeID {
 // Path is an XPath to the node that names every step with its prefix and position, as validators
 // report locations: /Invoice/cac:InvoiceLine[2]/cbc:ID[1].
 func (t *Tree) Path(n NodeID) string {
+	w := PathWriter{t: t, buf: make([]byte, 0, 256)} // on the stack for the usual path
+	return w.Path(n)
+}
+
+// PathWriter writes the Paths of many nodes of one tree. The steps a node shares with the node before
+// (their common ancestors) are not written again, which suits findings: they come in document order.
+type PathWriter struct {
+	t     *Tree
+	buf   []byte
+	nodes []NodeID // the last node and its ancestors, from the document element down
+	ends  []int    // the end in buf of the path of each of nodes
+}
+
+// NewPathWriter writes paths of t.
+func (t *Tree) NewPathWriter() *PathWriter { return &PathWriter{t: t} }
+
+// Path is n's Path.
+func (w *PathWriter) Path(n NodeID) string {
 	if n == None {
 		return ""
 	}
+	t := w.t
 	var stack [32]NodeID
-	chain := stack[:0]
-	size := 0
-	for ; n != None; n = t.nodes[n].parent {
-		chain = append(chain, n)
-		size += 32
+	chain := stack[:0] // n and its ancestors, n first
+	for x := n; x != None; x = t.nodes[x].parent {
+		chain = append(chain, x)
 	}
-	var b strings.Builder
-	b.Grow(size)
-	for i := len(chain) - 1; i >= 0; i-- {
-		x := chain[i]
-		nd := &t.nodes[x]
-		b.WriteByte('/')
-		if nd.kind() == Text {
-			b.WriteString("text()")
-			continue
-		}
-		if p := t.prefixes[nd.prefix]; p != "" {
-			b.WriteString(p)
-			b.WriteByte(':')
-		}
-		b.WriteString(t.QName(nd.name).Local)
-		if nd.parent == None {
-			continue
-		}
-		ids, names := t.ChildElements(nd.parent)
-		pos := 1
-		for k, name := range names {
-			if ids[k] == x {
-				break
-			}
-			if name == nd.name {
-				pos++
-			}
-		}
-		b.WriteByte('[')
-		b.WriteString(strconv.Itoa(pos))
-		b.WriteByte(']')
+	same := 0 // how many of the steps from the top the last path shares
+	for same < len(w.nodes) && same < len(chain) && w.nodes[same] == chain[len(chain)-1-same] {
+		same++
 	}
-	return b.String()
+	w.nodes, w.ends = w.nodes[:same], w.ends[:same]
+	if same > 0 {
+		w.buf = w.buf[:w.ends[same-1]]
+	} else {
+		w.buf = w.buf[:0]
+	}
+	for i := len(chain) - 1 - same; i >= 0; i-- {
+		w.buf = t.appendStep(w.buf, chain[i])
+		w.nodes = append(w.nodes, chain[i])
+		w.ends = append(w.ends, len(w.buf))
+	}
+	return string(w.buf)
+}
+
+// appendStep appends n's step: "/text()", or "/" and the prefixed name, with the position among the
+// siblings of that name (none for the document element).
+func (t *Tree) appendStep(b []byte, n NodeID) []byte {
+	nd := &t.nodes[n]
+	b = append(b, '/')
+	if nd.kind() == Text {
+		return append(b, "text()"...)
+	}
+	if p := t.prefixes[nd.prefix]; p != "" {
+		b = append(append(b, p...), ':')
+	}
+	b = append(b, t.QName(nd.name).Local...)
+	if nd.parent == None {
+		return b
+	}
+	ids, names := t.ChildElements(nd.parent)
+	pos := 1
+	for k, name := range names {
+		if ids[k] == n {
+			break
+		}
+		if name == nd.name {
+			pos++
+		}
+	}
+	return append(strconv.AppendInt(append(b, '['), int64(pos), 10), ']')
 }
 
 // SubtreeEnd is one past the last node of n's subtree: n's descendants are the nodes n+1 up to it.

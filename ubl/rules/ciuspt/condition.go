@@ -253,7 +253,7 @@ func breakdownMatchesUse(kind string) test {
 func totalWithVATAdds(c *ctx, n node) bool {
 	for _, cur := range c.Nodes(n, pDocumentCurrency) {
 		code := c.Str(cur)
-		excl := oneDec(c, c.Nodes(n, pLMTTaxExclusive))
+		excl, hasExcl := oneDec(c, c.Nodes(n, pLMTTaxExclusive))
 		var vat []rules.Dec
 		for _, tt := range c.Nodes(n, pTaxTotals) {
 			for _, a := range c.Nodes(tt, pTaxAmount) {
@@ -265,28 +265,27 @@ func totalWithVATAdds(c *ctx, n node) bool {
 		if len(vat) > 1 {
 			rules.Fail("a sequence of more than one item is not allowed as the second operand of '+'")
 		}
-		incl := oneDec(c, c.Nodes(n, pLMTTaxInclusive))
-		if excl == nil || len(vat) == 0 || incl == nil {
+		incl, hasIncl := oneDec(c, c.Nodes(n, pLMTTaxInclusive))
+		if !hasExcl || len(vat) == 0 || !hasIncl {
 			return false
 		}
-		if !excl.Add(vat[0]).Round2().Within(*incl, tolerance) {
+		if !excl.Add(vat[0]).Round2().Within(incl, tolerance) {
 			return false
 		}
 	}
 	return true
 }
 
-// oneDec casts the single node of a sequence (nil for none; more than one is a dynamic error).
-func oneDec(c *ctx, ns []node) *rules.Dec {
+// oneDec casts the single node of a sequence (false for none; more than one is a dynamic error).
+func oneDec(c *ctx, ns []node) (rules.Dec, bool) {
 	switch len(ns) {
 	case 0:
-		return nil
+		return rules.Dec{}, false
 	case 1:
-		d := c.Dec(ns[0])
-		return &d
+		return c.Dec(ns[0]), true
 	}
 	rules.Fail("a sequence of more than one item is not allowed")
-	return nil
+	return rules.Dec{}, false
 }
 
 // exemptionCodesInBreakdown (DT-CIUS-PT-176): every exemption reason code given on an exempt line
@@ -338,25 +337,32 @@ func acSum(c *ctx, n node, p *rules.Path, indicator string, keep func(node) bool
 // cents) equals the line net amount within the tolerance. The official test spells out one branch for
 // each combination of allowances and charges present; as empty sums are zero they all come to this.
 func lineNetAmount(c *ctx, n node) bool {
-	base := decs(c, n, pPriceBaseQuantity)
-	noBase := !c.Exists(n, pPriceBaseQuantity)
-	zeroBase := !noBase && len(base) == 1 && base[0].IsZero()
-	if len(base) > 1 && !noBase {
+	bases := c.Nodes(n, pPriceBaseQuantity)
+	var base rules.Dec
+	for _, x := range bases {
+		base = c.Dec(x) // each cast, as the rule's comparison does, before the count is checked
+	}
+	if len(bases) > 1 {
 		rules.Fail("a sequence of more than one item is not allowed in a comparison")
 	}
-	positive := !noBase && len(base) == 1 && base[0].Sign() > 0
-	if !noBase && !zeroBase && !positive {
+	noBase := len(bases) == 0
+	positive := !noBase && base.Sign() > 0
+	if !noBase && !base.IsZero() && !positive {
 		return false
 	}
-	qty := oneDec(c, append(c.Nodes(n, pQuantities), c.Nodes(n, pCreditedQuantities)...))
-	price := oneDec(c, c.Nodes(n, pPriceAmountsOfPrice))
+	quantities := c.Nodes(n, pQuantities)
+	if cq := c.Nodes(n, pCreditedQuantities); len(cq) > 0 { // the two form one sequence
+		quantities = append(quantities, cq...)
+	}
+	qty, hasQty := oneDec(c, quantities)
+	price, hasPrice := oneDec(c, c.Nodes(n, pPriceAmountsOfPrice))
 	lea, hasLEA := c.DecOf(n, pLineExtensionAmount)
-	if qty == nil || price == nil {
+	if !hasQty || !hasPrice {
 		return false
 	}
-	gross := qty.Mul(*price)
+	gross := qty.Mul(price)
 	if positive {
-		gross = gross.Div(base[0])
+		gross = gross.Div(base)
 	}
 	value := gross.Round2()
 	if c.Any(n, pACs, func(ac node) bool { return c.Eq(ac, pChargeIndicator, "true") }) {
@@ -369,15 +375,6 @@ func lineNetAmount(c *ctx, n node) bool {
 }
 
 var pPriceAmountsOfPrice = P("cac:Price/cbc:PriceAmount")
-
-// decs casts every node p selects.
-func decs(c *ctx, n node, p *rules.Path) []rules.Dec {
-	var out []rules.Dec
-	for _, x := range c.Nodes(n, p) {
-		out = append(out, c.Dec(x))
-	}
-	return out
-}
 
 // payeeDiffersFromSeller (BR-17): a payee has a name, and shares neither name, identifier nor legal
 // registration identifier with the seller.
@@ -439,19 +436,17 @@ func exemptTaxableMatchesLines(c *ctx, n node) bool {
 				}
 			}
 		}
-		computed := func() rules.Dec {
-			sum := rules.Dec{}
-			for _, l := range c.Nodes(n, lines) {
-				if exemptLine(l) {
-					for _, a := range c.Nodes(l, pLineExtensionAmount) {
-						sum = sum.Add(c.Dec(a))
-					}
+		computed := rules.Dec{}
+		for _, l := range c.Nodes(n, lines) {
+			if exemptLine(l) {
+				for _, a := range c.Nodes(l, pLineExtensionAmount) {
+					computed = computed.Add(c.Dec(a))
 				}
 			}
-			sum = sum.Add(acSum(c, n, pAllAllowanceCharges, "true", exemptCat))
-			return sum.Sub(acSum(c, n, pAllAllowanceCharges, "false", exemptCat)).Round2()
 		}
-		return taxable.Sub(tolerance).LessEq(computed()) && computed().LessEq(taxable.Add(tolerance))
+		computed = computed.Add(acSum(c, n, pAllAllowanceCharges, "true", exemptCat))
+		computed = computed.Sub(acSum(c, n, pAllAllowanceCharges, "false", exemptCat)).Round2()
+		return taxable.Sub(tolerance).LessEq(computed) && computed.LessEq(taxable.Add(tolerance))
 	}
 	return check(pAnyInvoiceLine) || check(pAnyCreditLine)
 }
@@ -656,13 +651,13 @@ func priceDiscountMatches(c *ctx, n node) bool {
 			return true
 		}
 	}
-	base := oneDec(c, bases)
-	amount := oneDec(c, amounts)
+	base, hasBase := oneDec(c, bases)
+	amount, hasAmount := oneDec(c, amounts)
 	price, ok := c.DecOf(n, pPriceAmount2)
-	if base == nil || amount == nil || !ok {
+	if !hasBase || !hasAmount || !ok {
 		return false
 	}
-	return base.Sub(*amount).Within(price, tolerance)
+	return base.Sub(amount).Within(price, tolerance)
 }
 
 var pPriceAmount2 = P("cbc:PriceAmount")

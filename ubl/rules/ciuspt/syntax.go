@@ -161,7 +161,7 @@ func unusedElements() *rules.Assert {
 	memo := &crByPath{}
 	return rules.NewFamily(members, func(c *ctx, invoice node, fire func(*rules.Assert)) {
 		t := c.Tree()
-		present := make([]bool, len(ids))
+		var present []int32 // the members that fire, by index, with repeats
 		type learnt struct {
 			path  int32
 			rules []int32
@@ -182,9 +182,7 @@ func unusedElements() *rules.Assert {
 					learn = append(learn, learnt{id, fired})
 				}
 			}
-			for _, i := range fired {
-				present[i] = true
-			}
+			present = append(present, fired...)
 		}
 		memo.RUnlock()
 		if len(learn) > 0 {
@@ -197,10 +195,9 @@ func unusedElements() *rules.Assert {
 			}
 			memo.Unlock()
 		}
-		for i, p := range present {
-			if p {
-				fire(members[i])
-			}
+		slices.Sort(present)
+		for _, i := range slices.Compact(present) {
+			fire(members[i])
 		}
 	})
 }
@@ -238,12 +235,13 @@ func unusedAttributes() []*rules.Assert {
 }
 
 // watchedAttrs are the attribute names (without namespace) the UBL-DT rules count, and watchedByName
-// the same by registered Name, for counting without looking names up. Names are registered when the
-// program starts (the schema tables), before these rules are built; a watched name no schema has
-// comes in a document as a name of its own and is counted by its text.
+// the same by registered Name (the index in watchedAttrs plus one, 0 for names not watched), for
+// counting without looking names up. Names are registered when the program starts (the schema
+// tables), before these rules are built; a watched name no schema has comes in a document as a name of
+// its own and is counted by its text.
 var (
 	watchedAttrs  []string
-	watchedByName = map[xmltree.Name]int{}
+	watchedByName []int8
 )
 
 func watchedAttr(local string) int {
@@ -254,7 +252,10 @@ func watchedAttr(local string) int {
 	}
 	watchedAttrs = append(watchedAttrs, local)
 	if n, ok := xmltree.Lookup("", local); ok {
-		watchedByName[n] = len(watchedAttrs) - 1
+		for int(n) >= len(watchedByName) {
+			watchedByName = append(watchedByName, 0)
+		}
+		watchedByName[n] = int8(len(watchedAttrs))
 	}
 	return len(watchedAttrs) - 1
 }
@@ -272,28 +273,38 @@ type attrTally struct {
 
 var attrCountsSlot = rules.NewSlot()
 
+// watchedIndex is the watchedAttrs index of an attribute name, or -1.
+func watchedIndex(t *xmltree.Tree, name xmltree.Name) int {
+	if int(name) < len(watchedByName) {
+		return int(watchedByName[name]) - 1
+	}
+	if name >= xmltree.FirstLocalName { // a name no schema registered: by its text
+		if q := t.QName(name); q.Space == "" {
+			return slices.Index(watchedAttrs, q.Local)
+		}
+	}
+	return -1
+}
+
 // attrCounts counts the attributes once per document.
 func attrCounts(c *ctx) *attrTally {
 	return rules.DocSlot(c, attrCountsSlot, func() *attrTally {
 		t := c.Tree()
 		tally := &attrTally{counts: make([]int, len(watchedAttrs))}
-		for n := xmltree.NodeID(0); int(n) < t.Len(); n++ {
-			if t.Kind(n) != xmltree.Element {
-				continue
+		for _, a := range t.Attributes() {
+			if i := watchedIndex(t, a.Name); i >= 0 {
+				tally.counts[i]++
 			}
-			for _, a := range t.Attrs(n) {
-				i, ok := watchedByName[a.Name]
-				if !ok && a.Name >= xmltree.FirstLocalName { // a name no schema registered: by its text
-					if q := t.QName(a.Name); q.Space == "" {
-						i, ok = slices.Index(watchedAttrs, q.Local), slices.Contains(watchedAttrs, q.Local)
-					}
-				}
-				if !ok {
+		}
+		if tally.counts[watchedName] > 0 {
+			for n := xmltree.NodeID(0); int(n) < t.Len(); n++ {
+				if t.Kind(n) != xmltree.Element || t.Name(n) != paymentMeansCode {
 					continue
 				}
-				tally.counts[i]++
-				if i == watchedName && t.Name(n) == paymentMeansCode {
-					tally.nameOnMeans++
+				for _, a := range t.Attrs(n) {
+					if watchedIndex(t, a.Name) == watchedName {
+						tally.nameOnMeans++
+					}
 				}
 			}
 		}
