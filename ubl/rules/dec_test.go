@@ -13,7 +13,8 @@ func TestDecAgreesWithArbitraryPrecision(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	values := []string{"0", "-0.00", "1", "-1", "0.5", "-0.5", "0.005", "-0.005", "0.015", "-0.015", "123.456",
 		"999999999999999999", "-999999999999999999", "9223372036854775807", "0.000000000000000001",
-		"4611686018427387904", "12345678901234567890.123", "+7.10", "000123.4500"}
+		"4611686018427387904", "12345678901234567890.123", "+7.10", "000123.4500",
+		"1.000000000000000000000", "10.50000000", "-0.0000100", "0123456789012.01234560", "0.0", "-.500", "500.000"}
 	for i := 0; i < 300; i++ {
 		digits := rng.IntN(20) + 1
 		v := strconv.FormatInt(rng.Int64N(1<<62), 10)
@@ -96,5 +97,19 @@ func BenchmarkDecLineArithmetic(b *testing.B) {
 		if !v.Within(lea, D("1.00")) {
 			b.Fatal("outside")
 		}
+	}
+}
+
+// Trailing zeros of a fraction do not widen the small form: values written with many places multiply
+// without leaving it.
+func TestParseDecDropsTrailingZeros(t *testing.T) {
+	for s, want := range map[string]Dec{"95.00000000": {m: 95}, "10.50": {m: 105, e: 1}, "-0.0100": {m: -1, e: 2},
+		"100": {m: 100}, "0.000": {}, "007.070": {m: 707, e: 2}} {
+		if got, ok := ParseDec(s); !ok || got != want {
+			t.Errorf("ParseDec(%q) = %+v, want %+v", s, got, want)
+		}
+	}
+	if p := D("1.0000000000").Mul(D("2.0000000000")); p.big != nil || !p.Equal(D("2")) {
+		t.Errorf("product %+v", p)
 	}
 }
