@@ -16,6 +16,27 @@ func NewFamily(members []*Assert, fired func(c *Ctx, n xmltree.NodeID, fire func
 	return &Assert{ID: members[0].ID, Flag: members[0].Flag, Members: members, Fired: fired}
 }
 
+// NewGuarded makes one assert of asserts that can only fire where guard holds: elsewhere none of them
+// is evaluated. Where it holds, each fires as it would alone, in order. (The notes' tag checks, for
+// instance, all need a note that starts with "#"; most notes are free text.)
+func NewGuarded(guard Test, members ...*Assert) *Assert {
+	for _, m := range members {
+		if m.Test == nil {
+			panic("rules: a guarded assert needs a test of its own: " + m.ID)
+		}
+	}
+	return NewFamily(members, func(c *Ctx, n xmltree.NodeID, fire func(*Assert)) {
+		if !guard(c, n) {
+			return
+		}
+		for _, m := range members {
+			if m.Test(c, n) == m.Report {
+				fire(m)
+			}
+		}
+	})
+}
+
 // NewRule makes a rule from a context (see NewContext) and its asserts.
 func NewRule(context string, preds map[string]Pred, asserts ...*Assert) *Rule {
 	return &Rule{Context: NewContext(context, preds), Asserts: asserts}

@@ -271,3 +271,28 @@ func TestPathWriter(t *testing.T) {
 		t.Fatalf("first child: %q", got)
 	}
 }
+
+// Whitespace runs of every length around the eight-byte steps of the blank test: dropped between
+// elements, kept as a leaf's content, and never taken for blank when one character is not.
+func TestWhitespaceRuns(t *testing.T) {
+	const blanks = " \t\n\r"
+	for n := 0; n <= 20; n++ {
+		run := make([]byte, n)
+		for i := range run {
+			run[i] = blanks[i%4]
+		}
+		ws := string(run)
+		want := strings.ReplaceAll(ws, "\r", "\n") // the parser normalises line ends
+		tr := mustParse(t, `<a xmlns="urn:example"><b/>`+ws+`<c>`+ws+`</c></a>`)
+		if got := tr.StringValue(tr.Root()); got != want {
+			t.Fatalf("%d blanks: string value %q, want %q (the leaf's only)", n, got, want)
+		}
+		for p := 0; p < n; p++ {
+			text := ws[:p] + "x" + ws[p+1:]
+			tr := mustParse(t, `<a xmlns="urn:example"><b/>`+text+`<c/></a>`)
+			if got, want := tr.StringValue(tr.Root()), strings.ReplaceAll(text, "\r", "\n"); got != want {
+				t.Fatalf("%q: string value %q, want %q", text, got, want)
+			}
+		}
+	}
+}

@@ -8,6 +8,7 @@
 #include <libxml/parser.h>
 #include <libxml/parserInternals.h>
 #include <libxml/SAX2.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -188,8 +189,25 @@ static void on_end(void *ctx, const xmlChar *localname, const xmlChar *prefix, c
 	p->nodes[p->open[--p->depth].id].last = (int)p->r->nodes_len - 1;
 }
 
+// zero_bytes has 0x80 in each byte of x that is zero, and 0 in the others.
+static inline uint64_t zero_bytes(uint64_t x) {
+	const uint64_t low7 = 0x7F7F7F7F7F7F7F7Full;
+	return ~(((x & low7) + low7) | x | low7);
+}
+
+// blank reports whether text is only XML whitespace, eight bytes at a time (indentation is most of the
+// text a pretty-printed document has).
 static int blank(const xmlChar *s, int n) {
-	for (int i = 0; i < n; i++)
+	const uint64_t ones = 0x0101010101010101ull;
+	int i = 0;
+	for (; i + 8 <= n; i += 8) {
+		uint64_t w;
+		memcpy(&w, s + i, 8);
+		uint64_t ws = zero_bytes(w ^ (ones * ' ')) | zero_bytes(w ^ (ones * '\n')) | zero_bytes(w ^ (ones * '\t')) |
+			zero_bytes(w ^ (ones * '\r'));
+		if (ws != ones * 0x80) return 0;
+	}
+	for (; i < n; i++)
 		if (s[i] != ' ' && s[i] != '\t' && s[i] != '\n' && s[i] != '\r') return 0;
 	return 1;
 }

@@ -224,8 +224,12 @@ func noteAsserts() []*rules.Assert {
 	out = append(out, indexedAsserts(13, tagATMRef, len20, "1 to 20 characters", "de 1 a 20 caracteres", tagATMEnt, tagATMAmt)...)
 	out = append(out, indexedAsserts(14, tagATMAmt, reTagAmount.MatchString, "an amount with 2 decimals", "um valor com 2 casas decimais", tagATMEnt, tagATMRef)...)
 	out = append(out, indexedAsserts(15, tagATMDesc, len150, "1 to 150 characters", "de 1 a 150 caracteres", tagATMEnt, tagATMRef, tagATMAmt)...)
-	return out
+	// Every check after the first is of a tag: none can fire on a note that does not start with "#".
+	return []*rules.Assert{out[0], rules.NewGuarded(startsWithHash, out[1:]...)}
 }
+
+// startsWithHash: the note (or attribute name) starts with "#", as every tag does.
+func startsWithHash(c *ctx, x node) bool { return startsWith(c, x, "#") }
 
 var (
 	reBillingRef      = rules.Re(`^(#(ID@INVOICEDOCUMENTREFERENCE@BILLINGREFERENCE)-([0-9]{3})#)$`)
@@ -268,12 +272,13 @@ func itemPropertyAsserts() []*rules.Assert {
 	}
 	return []*rules.Assert{
 		length("DT-CIUS-PT-139", "Name", 200),
-		fatalR("DT-CIUS-PT-139_1", func(c *ctx, x node) bool {
-			return startsWith(c, x, "#ID@INVOICEDOCUMENTREFERENCE@BILLINGREFERENCE-") && !reBillingRef.MatchString(c.Str(x))
-		}, "Item attribute #ID@INVOICEDOCUMENTREFERENCE@BILLINGREFERENCE-nnn# shall be written with a three-digit index.",
-			"O atributo #ID@INVOICEDOCUMENTREFERENCE@BILLINGREFERENCE-nnn# deve ter um índice de três dígitos."),
-		perLine("DT-CIUS-PT-139_2", "#TAXEXEMPTIONREASONCODE@CLASSIFIEDTAXCATEGORY#", reExemptionCode),
-		perLine("DT-CIUS-PT-139_3", "#TAXEXEMPTIONREASON@CLASSIFIEDTAXCATEGORY#", reExemptionText),
-		perLine("DT-CIUS-PT-139_5", "#LINEID@COMMITMENTLINEREFERENCE#", reLineCommitment),
+		rules.NewGuarded(startsWithHash, // every check but the length is of a tag, which starts with "#"
+			fatalR("DT-CIUS-PT-139_1", func(c *ctx, x node) bool {
+				return startsWith(c, x, "#ID@INVOICEDOCUMENTREFERENCE@BILLINGREFERENCE-") && !reBillingRef.MatchString(c.Str(x))
+			}, "Item attribute #ID@INVOICEDOCUMENTREFERENCE@BILLINGREFERENCE-nnn# shall be written with a three-digit index.",
+				"O atributo #ID@INVOICEDOCUMENTREFERENCE@BILLINGREFERENCE-nnn# deve ter um índice de três dígitos."),
+			perLine("DT-CIUS-PT-139_2", "#TAXEXEMPTIONREASONCODE@CLASSIFIEDTAXCATEGORY#", reExemptionCode),
+			perLine("DT-CIUS-PT-139_3", "#TAXEXEMPTIONREASON@CLASSIFIEDTAXCATEGORY#", reExemptionText),
+			perLine("DT-CIUS-PT-139_5", "#LINEID@COMMITMENTLINEREFERENCE#", reLineCommitment)),
 	}
 }
