@@ -4,6 +4,8 @@ import (
 	"strings"
 	"testing"
 	"unicode"
+
+	"einvoice/ubl/rules"
 )
 
 func TestDigitsAndDates(t *testing.T) {
@@ -29,6 +31,24 @@ func TestDigitsAndDates(t *testing.T) {
 		}
 		if got, want := isDate(s), refDate(s); got != want {
 			t.Errorf("isDate(%q) = %v, want %v", s, got, want)
+		}
+	}
+}
+
+// The written-out CustomizationID test agrees with the official regular expression.
+func TestCustomizationMatchesTheExpression(t *testing.T) {
+	re := rules.Re(`^urn:cen.eu:en16931:2017#compliant#urn:feap.gov.pt:CIUS-PT:(.{1,10})$`)
+	base := "urn:cen.eu:en16931:2017#compliant#urn:feap.gov.pt:CIUS-PT:2.1.1"
+	cases := []string{base, "", "urn:cen.eu:en16931:2017#compliant#urn:feap.gov.pt:CIUS-PT:",
+		"urn:cen.eu:en16931:2017#compliant#urn:feap.gov.pt:CIUS-PT:12345678901", base + "\n", " " + base,
+		"urn:cenXeu:en16931:2017#compliant#urn:feapçgov.pt:CIUS-PT:x", "urn:cen\neu:en16931:2017#compliant#urn:feap.gov.pt:CIUS-PT:1",
+		"urn:cen.eu:en16931:2017#compliant#urn:feap.gov.pt:CIUS-PT:ção\xff", "urn:cen.eu:en16931:2017#compliant#urn:feap.gov.pt:CIUS-PT:\r"}
+	for i := range base { // every character changed, dropped or doubled
+		cases = append(cases, base[:i]+"#"+base[i+1:], base[:i]+base[i+1:], base[:i+1]+base[i:])
+	}
+	for _, s := range cases {
+		if got, want := customizationMatches(s), re.MatchString(s); got != want {
+			t.Errorf("%q: %v, the expression says %v", s, got, want)
 		}
 	}
 }

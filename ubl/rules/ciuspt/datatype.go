@@ -2,6 +2,7 @@ package ciuspt
 
 import (
 	"strings"
+	"unicode/utf8"
 
 	"einvoice/ubl/codelists"
 	"einvoice/ubl/rules"
@@ -75,7 +76,7 @@ func datatypePattern() *rules.Pattern {
 		l("DT-CIUS-PT-019", "cac:PaymentTerms/cbc:Note", 200),
 		dt("cbc:Note", noteAsserts()...),
 		l("DT-CIUS-PT-021", "cbc:ProfileID", 50),
-		dt("cbc:CustomizationID", fatal("DT-CIUS-PT-022", func(c *ctx, x node) bool { return reCustomization.MatchString(c.Str(x)) },
+		dt("cbc:CustomizationID", fatal("DT-CIUS-PT-022", func(c *ctx, x node) bool { return customizationMatches(c.Str(x)) },
 			"CustomizationID (BT-24) shall identify CIUS-PT: urn:cen.eu:en16931:2017#compliant#urn:feap.gov.pt:CIUS-PT:<version>.",
 			"CustomizationID (BT-24) deve identificar o CIUS-PT: urn:cen.eu:en16931:2017#compliant#urn:feap.gov.pt:CIUS-PT:<versão>.")),
 		l("DT-CIUS-PT-023", "cac:BillingReference/cac:InvoiceDocumentReference/cbc:ID", 50),
@@ -222,15 +223,14 @@ func datatypePattern() *rules.Pattern {
 }
 
 var (
-	reCustomization = rules.Re(`^urn:cen.eu:en16931:2017#compliant#urn:feap.gov.pt:CIUS-PT:(.{1,10})$`)
-	reATMReference  = rules.Re(`^(#(REFERENCE@ATMPAYMENT)#(.{1,20})#)$`)
-	reDUCReference  = rules.Re(`^(#(REFERENCE@DUCPAYMENT)#(.{1,20})#)$`)
-	reATMEntity     = rules.Re(`^(#(ENTITY@ATMPAYMENT)#(.{1,20})#)$`)
-	reATMDesc       = rules.Re(`^(#(DESCRIPTION@ATMPAYMENT)#(.{1,125})#)$`)
-	nameAttr        = rules.MustName("name")
-	mimeCodeAttr    = rules.MustName("mimeCode")
-	filenameAttr    = rules.MustName("filename")
-	pAllLineIDs     = P("//inv:Invoice/cac:InvoiceLine/cbc:ID | //cn:CreditNote/cac:CreditNoteLine/cbc:ID")
+	reATMReference = rules.Re(`^(#(REFERENCE@ATMPAYMENT)#(.{1,20})#)$`)
+	reDUCReference = rules.Re(`^(#(REFERENCE@DUCPAYMENT)#(.{1,20})#)$`)
+	reATMEntity    = rules.Re(`^(#(ENTITY@ATMPAYMENT)#(.{1,20})#)$`)
+	reATMDesc      = rules.Re(`^(#(DESCRIPTION@ATMPAYMENT)#(.{1,125})#)$`)
+	nameAttr       = rules.MustName("name")
+	mimeCodeAttr   = rules.MustName("mimeCode")
+	filenameAttr   = rules.MustName("filename")
+	pAllLineIDs    = P("//inv:Invoice/cac:InvoiceLine/cbc:ID | //cn:CreditNote/cac:CreditNoteLine/cbc:ID")
 )
 
 // paymentMeansAsserts are the checks of PaymentMeansCode (BT-81), which CIUS-PT also uses to carry the
@@ -290,3 +290,32 @@ func lineIDsUnique(c *ctx, x node) bool {
 
 // Doc is rules.Doc, for brevity.
 func Doc[T any](c *ctx, key any, f func() T) T { return rules.Doc(c, key, f) }
+
+// customizationMatches is the official matches(., '^urn:cen.eu:en16931:2017#compliant#urn:feap.gov.pt:CIUS-PT:(.{1,10})$')
+// written out, as it is tested on every document: each "." of the pattern is any character but a line
+// end, and so are the 1 to 10 characters after it.
+func customizationMatches(s string) bool {
+	const pattern = "urn:cen.eu:en16931:2017#compliant#urn:feap.gov.pt:CIUS-PT:"
+	for i := 0; i < len(pattern); i++ {
+		if pattern[i] == '.' {
+			r, size := utf8.DecodeRuneInString(s)
+			if size == 0 || r == '\n' || r == '\r' {
+				return false
+			}
+			s = s[size:]
+			continue
+		}
+		if s == "" || s[0] != pattern[i] {
+			return false
+		}
+		s = s[1:]
+	}
+	n := 0
+	for _, r := range s {
+		if r == '\n' || r == '\r' {
+			return false
+		}
+		n++
+	}
+	return n >= 1 && n <= 10
+}
