@@ -259,12 +259,20 @@ func TestPathWriter(t *testing.T) {
 	}
 	order = append(order, 5, 0, 9, 9, 2, 11, 3, None, 7)
 	w := tr.NewPathWriter()
-	for _, n := range order {
+	written := map[int]string{}
+	for i, n := range order {
 		if n != None && int(n) >= tr.Len() {
 			continue
 		}
-		if got, exp := w.Path(n), want(n); n != None && got != exp || n == None && got != "" {
+		got := w.Path(n)
+		if exp := want(n); n != None && got != exp || n == None && got != "" {
 			t.Fatalf("node %d: %q, want %q", n, got, exp)
+		}
+		written[i] = got
+	}
+	for i, got := range written { // the paths share memory: none may have changed since
+		if n := order[i]; n != None && got != want(n) {
+			t.Fatalf("node %d: %q became %q", n, want(n), got)
 		}
 	}
 	if got := tr.Path(tr.FirstChild(tr.Root())); got != "/p:a/p:b[1]" {

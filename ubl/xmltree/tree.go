@@ -297,17 +297,20 @@ func (t *Tree) Child(n NodeID, name Name) NodeID {
 // Path is an XPath to the node that names every step with its prefix and position, as validators
 // report locations: /Invoice/cac:InvoiceLine[2]/cbc:ID[1].
 func (t *Tree) Path(n NodeID) string {
-	w := PathWriter{t: t, buf: make([]byte, 0, 256)} // on the stack for the usual path
+	w := PathWriter{t: t, buf: make([]byte, 0, 256)}
+	w.all.Grow(256)
 	return w.Path(n)
 }
 
 // PathWriter writes the Paths of many nodes of one tree. The steps a node shares with the node before
 // (their common ancestors) are not written again, which suits findings: they come in document order.
+// The paths it returns share their memory, a few allocations for them all.
 type PathWriter struct {
 	t     *Tree
 	buf   []byte
 	nodes []NodeID // the last node and its ancestors, from the document element down
 	ends  []int    // the end in buf of the path of each of nodes
+	all   strings.Builder
 }
 
 // NewPathWriter writes paths of t.
@@ -339,7 +342,12 @@ func (w *PathWriter) Path(n NodeID) string {
 		w.nodes = append(w.nodes, chain[i])
 		w.ends = append(w.ends, len(w.buf))
 	}
-	return string(w.buf)
+	if w.all.Cap() == 0 {
+		w.all.Grow(1024)
+	}
+	start := w.all.Len()
+	w.all.Write(w.buf) // bytes a Builder wrote are never changed: earlier paths stay as they were
+	return w.all.String()[start:]
 }
 
 // appendStep appends n's step: "/text()", or "/" and the prefixed name, with the position among the
