@@ -155,9 +155,8 @@ func validate(data []byte, profile Profile, lang string) (*Result, *xmltree.Tree
 			warnings++
 		}
 	}
-	if len(r.Fatal) == 0 && len(r.Warning) == 0 { // sized once, instead of growing id by id
-		r.Fatal, r.Warning = make(map[string]int, len(findings)-warnings), make(map[string]int, warnings)
-	}
+	// Nothing has counted into the maps yet: sized once, instead of growing id by id.
+	r.Fatal, r.Warning = make(map[string]int, len(findings)-warnings), make(map[string]int, warnings)
 	lastNode, lastPath := xmltree.None, ""
 	for _, f := range findings {
 		counts := r.Fatal

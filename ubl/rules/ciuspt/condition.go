@@ -28,10 +28,10 @@ func conditionPattern() *rules.Pattern {
 			fatal("DT-CIUS-PT-165", totalWithVATAdds,
 				"The total with VAT (BT-112) shall equal the total without VAT (BT-109) plus the VAT total (BT-110), within 1.00.",
 				"O total com IVA (BT-112) deve ser igual ao total sem IVA (BT-109) mais o IVA (BT-110), com tolerância de 1,00."),
-			fatal("DT-CIUS-PT-176", exemptionCodesInBreakdown(pExemptInvoiceLines),
+			fatal("DT-CIUS-PT-176", exemptionCodesInBreakdown(pAnyInvoiceLine),
 				"Each exemption reason code of an exempt line shall appear in exactly one exempt VAT breakdown.",
 				"Cada código de motivo de isenção de uma linha isenta deve constar de exatamente um quadro de IVA isento."),
-			fatal("DT-CIUS-PT-176", exemptionCodesInBreakdown(pExemptCreditLines),
+			fatal("DT-CIUS-PT-176", exemptionCodesInBreakdown(pAnyCreditLine),
 				"Each exemption reason code of an exempt line shall appear in exactly one exempt VAT breakdown.",
 				"Cada código de motivo de isenção de uma linha isenta deve constar de exatamente um quadro de IVA isento.")),
 		rule("cac:InvoiceLine | cac:CreditNoteLine",
@@ -196,9 +196,6 @@ var (
 	pMultiplier            = P("cbc:MultiplierFactorNumeric")
 	pCategoryPercent       = P("cac:TaxCategory/cbc:Percent")
 	pTaxableAmount         = P("cbc:TaxableAmount")
-	pQuantities            = P("cbc:InvoicedQuantity")
-	pCreditedQuantities    = P("cbc:CreditedQuantity")
-	pPriceBaseQuantity     = P("cac:Price/cbc:BaseQuantity")
 	pPriceACs              = P("cac:Price/cac:AllowanceCharge")
 	pLMTTaxExclusive       = P("cac:LegalMonetaryTotal/cbc:TaxExclusiveAmount")
 	pLMTTaxInclusive       = P("cac:LegalMonetaryTotal/cbc:TaxInclusiveAmount")
@@ -214,8 +211,6 @@ var (
 	pLineCategoryPercent   = P("cac:Item/cac:ClassifiedTaxCategory/cbc:Percent")
 	pCategoryID            = P("cac:TaxCategory/cbc:ID")
 	pAnySubtotals          = P("//cac:TaxTotal/cac:TaxSubtotal")
-	pExemptInvoiceLines    = P("//cac:InvoiceLine")
-	pExemptCreditLines     = P("//cac:CreditNoteLine")
 	pAdditionalProperties  = P("cac:Item/cac:AdditionalItemProperty")
 	pName                  = P("cbc:Name")
 	pValue                 = P("cbc:Value")
@@ -337,7 +332,7 @@ func acSum(c *ctx, n node, p *rules.Path, indicator string, keep func(node) bool
 // cents) equals the line net amount within the tolerance. The official test spells out one branch for
 // each combination of allowances and charges present; as empty sums are zero they all come to this.
 func lineNetAmount(c *ctx, n node) bool {
-	bases := c.Nodes(n, pPriceBaseQuantity)
+	bases := c.Nodes(n, pBaseQuantity)
 	var base rules.Dec
 	for _, x := range bases {
 		base = c.Dec(x) // each cast, as the rule's comparison does, before the count is checked
@@ -350,12 +345,12 @@ func lineNetAmount(c *ctx, n node) bool {
 	if !noBase && !base.IsZero() && !positive {
 		return false
 	}
-	quantities := c.Nodes(n, pQuantities)
-	if cq := c.Nodes(n, pCreditedQuantities); len(cq) > 0 { // the two form one sequence
+	quantities := c.Nodes(n, pInvoicedQuantity)
+	if cq := c.Nodes(n, pCreditedQuantity); len(cq) > 0 { // the two form one sequence
 		quantities = append(quantities, cq...)
 	}
 	qty, hasQty := oneDec(c, quantities)
-	price, hasPrice := oneDec(c, c.Nodes(n, pPriceAmountsOfPrice))
+	price, hasPrice := oneDec(c, c.Nodes(n, pPriceAmount))
 	lea, hasLEA := c.DecOf(n, pLineExtensionAmount)
 	if !hasQty || !hasPrice {
 		return false
@@ -373,8 +368,6 @@ func lineNetAmount(c *ctx, n node) bool {
 	}
 	return hasLEA && value.Within(lea, tolerance)
 }
-
-var pPriceAmountsOfPrice = P("cac:Price/cbc:PriceAmount")
 
 // payeeDiffersFromSeller (BR-17): a payee has a name, and shares neither name, identifier nor legal
 // registration identifier with the seller.
@@ -653,11 +646,11 @@ func priceDiscountMatches(c *ctx, n node) bool {
 	}
 	base, hasBase := oneDec(c, bases)
 	amount, hasAmount := oneDec(c, amounts)
-	price, ok := c.DecOf(n, pPriceAmount2)
+	price, ok := c.DecOf(n, pOwnPriceAmount)
 	if !hasBase || !hasAmount || !ok {
 		return false
 	}
 	return base.Sub(amount).Within(price, tolerance)
 }
 
-var pPriceAmount2 = P("cbc:PriceAmount")
+var pOwnPriceAmount = P("cbc:PriceAmount")
