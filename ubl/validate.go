@@ -149,14 +149,7 @@ func validate(data []byte, profile Profile, lang string) (*Result, *xmltree.Tree
 		return r, t
 	}
 	r.Findings = slices.Grow(r.Findings, len(findings))
-	warnings := 0
-	for _, f := range findings {
-		if f.Assert.Flag == rules.Warning {
-			warnings++
-		}
-	}
-	// Nothing has counted into the maps yet: sized once, instead of growing id by id.
-	r.Fatal, r.Warning = make(map[string]int, len(findings)-warnings), make(map[string]int, warnings)
+	r.sizeCounts(findings)
 	lastNode, lastPath := xmltree.None, ""
 	for _, f := range findings {
 		counts := r.Fatal
@@ -170,6 +163,31 @@ func validate(data []byte, profile Profile, lang string) (*Result, *xmltree.Tree
 		r.Findings = append(r.Findings, Finding{Rule: f.Assert.ID, Flag: f.Assert.Flag.String(), Location: lastPath, Message: f.Assert.Message(lang)})
 	}
 	return r, t
+}
+
+// sizeCounts sizes the maps that count findings by id for the ids there are (a map of more than
+// eight entries otherwise grows step by step; sized for every finding it would be several times too
+// large). Past 64 ids the maps grow as they fill.
+func (r *Result) sizeCounts(findings []rules.Finding) {
+	var seen [64]*rules.Assert
+	n := 0
+	var ids [2]int // by flag
+	for _, f := range findings {
+		if n == len(seen) {
+			break
+		}
+		if !slices.Contains(seen[:n], f.Assert) {
+			seen[n] = f.Assert
+			n++
+			ids[f.Assert.Flag]++
+		}
+	}
+	if ids[rules.Fatal] > 8 {
+		r.Fatal = make(map[string]int, ids[rules.Fatal])
+	}
+	if ids[rules.Warning] > 8 {
+		r.Warning = make(map[string]int, ids[rules.Warning])
+	}
 }
 
 // inLang picks the Portuguese or English text. (Details from the parser and the schema check, such as

@@ -170,17 +170,21 @@ func (s *Set) Run(t *xmltree.Tree) (findings []Finding, err error) {
 				}
 			}
 			c.resetLocal()
+			c.node = n
 			for k := range p.Rules[rule].checks {
 				a := &p.Rules[rule].checks[k]
 				if a.fired != nil {
-					a.fired(c, n, func(m *Assert) { findings = append(findings, Finding{Assert: m, Node: n}) })
+					a.fired(c, n, c.fire)
 				} else if a.test(c, n) == a.report {
-					findings = append(findings, Finding{Assert: a.assert, Node: n})
+					c.found = append(c.found, Finding{Assert: a.assert, Node: n})
 				}
 			}
 		}
 	}
-	return findings, nil
+	if len(c.found) == 0 {
+		return nil, nil
+	}
+	return slices.Clone(c.found), nil // one allocation of the right size; c.found stays with the context
 }
 
 // firstMatch is the first rule of the pattern (in rule order) whose context matches n, or noMatch.

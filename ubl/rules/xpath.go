@@ -24,6 +24,10 @@ type Ctx struct {
 	memo               []memoEntry // results of paths from the root, by Path.memo
 	paths              []int32     // each node's element path in the set's path cache (see pathsOf)
 	work               [][]int32   // by pattern: pairs of element and rule (see Set.Run)
+
+	found []Finding       // the findings so far
+	node  xmltree.NodeID  // the element being checked
+	fire  func(a *Assert) // records a's finding on node (made once: a closure per check would be garbage)
 }
 
 // PathID identifies an element's path of names (from the document element down to it) among the paths
@@ -38,7 +42,11 @@ func (c *Ctx) PathID(n xmltree.NodeID) (id int32, ok bool) {
 }
 
 // contexts keeps evaluation contexts for reuse: their buffers and maps outlive a document.
-var contexts = sync.Pool{New: func() any { return &Ctx{doc: map[any]any{}, arena: make([]xmltree.NodeID, 0, 1024)} }}
+var contexts = sync.Pool{New: func() any {
+	c := &Ctx{doc: map[any]any{}, arena: make([]xmltree.NodeID, 0, 1024)}
+	c.fire = func(a *Assert) { c.found = append(c.found, Finding{Assert: a, Node: c.node}) }
+	return c
+}}
 
 func newCtx(t *xmltree.Tree) *Ctx {
 	c := contexts.Get().(*Ctx)
@@ -49,7 +57,7 @@ func newCtx(t *xmltree.Tree) *Ctx {
 // release forgets the document and keeps the context for the next one, unless a large document made
 // its buffers large.
 func (c *Ctx) release() {
-	if cap(c.arena) > 1<<16 || cap(c.paths) > 1<<16 {
+	if cap(c.arena) > 1<<16 || cap(c.paths) > 1<<16 || cap(c.found) > 1<<14 {
 		return
 	}
 	for _, w := range c.work {
@@ -62,7 +70,7 @@ func (c *Ctx) release() {
 	clear(c.local)
 	clear(c.slots)
 	clear(c.memo)
-	c.arena, c.paths = c.arena[:0], c.paths[:0]
+	c.arena, c.paths, c.found = c.arena[:0], c.paths[:0], c.found[:0]
 	contexts.Put(c)
 }
 

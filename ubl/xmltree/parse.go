@@ -2,6 +2,7 @@ package xmltree
 
 /*
 #cgo pkg-config: libxml-2.0
+#include <stdlib.h>
 #include "sax.h"
 */
 import "C"
@@ -94,8 +95,9 @@ func Parse(data []byte, lim Limits) (*Tree, error) {
 // parser is a libxml2 parser kept between documents, with what the Go side knows of its name numbers.
 type parser struct {
 	c           *C.einv_parser
-	seen        []seenName // by the C side's name number - 1
-	names       []docName  // the same, resolved against the registry as it stood at registered names
+	result      *C.einv_result // what the last parse gave, in C memory (a Go local would escape to the heap)
+	seen        []seenName     // by the C side's name number - 1
+	names       []docName      // the same, resolved against the registry as it stood at registered names
 	registered  int
 	local       []QName // names nobody registered, by Name-FirstLocalName (shared with the trees, only appended to)
 	localIndex  map[QName]Name
@@ -128,10 +130,13 @@ func takeParser() (*parser, error) {
 	default:
 	}
 	c := C.einv_parser_new()
-	if c == nil {
+	r := (*C.einv_result)(C.calloc(1, C.sizeof_einv_result))
+	if c == nil || r == nil {
+		C.einv_parser_free(c)
+		C.free(unsafe.Pointer(r))
 		return nil, errOutOfMemory
 	}
-	return &parser{c: c, prefixes: []string{""}, prefixIndex: map[string]uint16{"": 0}, localIndex: map[QName]Name{}}, nil
+	return &parser{c: c, result: r, prefixes: []string{""}, prefixIndex: map[string]uint16{"": 0}, localIndex: map[QName]Name{}}, nil
 }
 
 func giveBack(p *parser) {
@@ -142,11 +147,14 @@ func giveBack(p *parser) {
 	}
 }
 
-func (p *parser) free() { C.einv_parser_free(p.c) }
+func (p *parser) free() {
+	C.einv_parser_free(p.c)
+	C.free(unsafe.Pointer(p.result))
+}
 
 func (p *parser) parse(data []byte, lim Limits) (*Tree, error) {
-	var r C.einv_result
-	C.einv_parse(p.c, (*C.char)(unsafe.Pointer(&data[0])), C.int(len(data)), C.long(lim.MaxText), C.int(lim.MaxDepth), &r)
+	r := p.result
+	C.einv_parse(p.c, (*C.char)(unsafe.Pointer(&data[0])), C.int(len(data)), C.long(lim.MaxText), C.int(lim.MaxDepth), r)
 	switch {
 	case r.stopped == C.EINV_STOP_OOM:
 		return nil, errOutOfMemory
@@ -191,7 +199,7 @@ func (p *parser) parse(data []byte, lim Limits) (*Tree, error) {
 		t.attrs[i].Name = p.names[t.attrs[i].Name-1].name
 	}
 	t.indexKids()
-	t.Info = Info{Encoding: C.GoString(&r.encoding[0]), BOM: bytes.HasPrefix(data, []byte{0xEF, 0xBB, 0xBF}), Elements: int(r.elements)}
+	t.Info = Info{Encoding: encodingName(r), BOM: bytes.HasPrefix(data, []byte{0xEF, 0xBB, 0xBF}), Elements: int(r.elements)}
 	return t, nil
 }
 
@@ -235,4 +243,17 @@ func (p *parser) learn(records []byte) error {
 		p.names = append(p.names, docName{n, prefix})
 	}
 	return nil
+}
+
+// encodingName is the encoding the document declared ("" for none), the usual "UTF-8" without
+// allocating.
+func encodingName(r *C.einv_result) string {
+	b := unsafe.Slice((*byte)(unsafe.Pointer(&r.encoding[0])), len(r.encoding))
+	if end := bytes.IndexByte(b, 0); end >= 0 {
+		b = b[:end]
+	}
+	if string(b) == "UTF-8" {
+		return "UTF-8"
+	}
+	return string(b)
 }

@@ -3,6 +3,7 @@ package xmltree
 import (
 	"bytes"
 	"errors"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -258,8 +259,10 @@ func TestPathWriter(t *testing.T) {
 		order = append(order, order[i])
 	}
 	order = append(order, 5, 0, 9, 9, 2, 11, 3, None, 7)
+	order = slices.Repeat(order, 8) // enough paths to fill several of the writer's blocks
 	w := tr.NewPathWriter()
 	written := map[int]string{}
+	total := 0
 	for i, n := range order {
 		if n != None && int(n) >= tr.Len() {
 			continue
@@ -269,6 +272,10 @@ func TestPathWriter(t *testing.T) {
 			t.Fatalf("node %d: %q, want %q", n, got, exp)
 		}
 		written[i] = got
+		total += len(got)
+	}
+	if total < 3*pathChunk {
+		t.Fatalf("the test wrote %d bytes of paths: too few to cross the writer's blocks", total)
 	}
 	for i, got := range written { // the paths share memory: none may have changed since
 		if n := order[i]; n != None && got != want(n) {

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"unsafe"
 )
 
 // NodeID is a node's index in its tree; None means no node.
@@ -297,20 +298,23 @@ func (t *Tree) Child(n NodeID, name Name) NodeID {
 // Path is an XPath to the node that names every step with its prefix and position, as validators
 // report locations: /Invoice/cac:InvoiceLine[2]/cbc:ID[1].
 func (t *Tree) Path(n NodeID) string {
+	if n == None {
+		return ""
+	}
 	w := PathWriter{t: t, buf: make([]byte, 0, 256)}
-	w.all.Grow(256)
-	return w.Path(n)
+	w.write(n)
+	return string(w.buf)
 }
 
 // PathWriter writes the Paths of many nodes of one tree. The steps a node shares with the node before
 // (their common ancestors) are not written again, which suits findings: they come in document order.
-// The paths it returns share their memory, a few allocations for them all.
+// The paths it returns share their memory, one allocation for about a kilobyte of paths.
 type PathWriter struct {
 	t     *Tree
 	buf   []byte
 	nodes []NodeID // the last node and its ancestors, from the document element down
 	ends  []int    // the end in buf of the path of each of nodes
-	all   strings.Builder
+	chunk []byte   // where the paths returned are kept: appended to, never changed
 }
 
 // NewPathWriter writes paths of t.
@@ -321,6 +325,17 @@ func (w *PathWriter) Path(n NodeID) string {
 	if n == None {
 		return ""
 	}
+	w.write(n)
+	if len(w.chunk)+len(w.buf) > cap(w.chunk) {
+		w.chunk = make([]byte, 0, max(pathChunk, len(w.buf)))
+	}
+	start := len(w.chunk)
+	w.chunk = append(w.chunk, w.buf...) // within the capacity: bytes before start are never written again
+	return unsafe.String(&w.chunk[start], len(w.buf))
+}
+
+// write leaves n's path in w.buf, reusing the steps it shares with the path written before.
+func (w *PathWriter) write(n NodeID) {
 	t := w.t
 	var stack [32]NodeID
 	chain := stack[:0] // n and its ancestors, n first
@@ -342,13 +357,11 @@ func (w *PathWriter) Path(n NodeID) string {
 		w.nodes = append(w.nodes, chain[i])
 		w.ends = append(w.ends, len(w.buf))
 	}
-	if w.all.Cap() == 0 {
-		w.all.Grow(1024)
-	}
-	start := w.all.Len()
-	w.all.Write(w.buf) // bytes a Builder wrote are never changed: earlier paths stay as they were
-	return w.all.String()[start:]
 }
+
+// pathChunk is the size of the blocks PathWriter keeps its paths in: a new block when one is full,
+// instead of a growing buffer that copies (and doubles) everything written so far.
+const pathChunk = 1024
 
 // appendStep appends n's step: "/text()", or "/" and the prefixed name, with the position among the
 // siblings of that name (none for the document element).
