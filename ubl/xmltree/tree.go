@@ -77,6 +77,8 @@ type Tree struct {
 	byName      []NodeID // elements of the indexed names grouped by name, each group in document order
 	byNameAt    []int32  // group g: byName[byNameAt[g]:byNameAt[g+1]]
 	byNameGroup []int32  // the groups of names, as they stood when the index was built
+
+	paths PathWriter // the tree's path writer (its buffers are reused with the tree's arrays)
 }
 
 // Info is what the parse learnt about the document as a whole.
@@ -104,7 +106,8 @@ func (t *Tree) Release() {
 		return // a large document's arrays are left to the garbage collector
 	}
 	*t = Tree{nodes: t.nodes[:0], attrs: t.attrs[:0], dataBuf: t.dataBuf[:0], kids: t.kids[:0], kidNames: t.kidNames[:0],
-		kidsStart: t.kidsStart[:0], byName: t.byName[:0], byNameAt: t.byNameAt[:0]}
+		kidsStart: t.kidsStart[:0], byName: t.byName[:0], byNameAt: t.byNameAt[:0],
+		paths: PathWriter{buf: t.paths.buf[:0], nodes: t.paths.nodes[:0], ends: t.paths.ends[:0]}}
 	released.Put(t)
 }
 
@@ -317,8 +320,13 @@ type PathWriter struct {
 	chunk []byte   // where the paths returned are kept: appended to, never changed
 }
 
-// NewPathWriter writes paths of t.
-func (t *Tree) NewPathWriter() *PathWriter { return &PathWriter{t: t} }
+// NewPathWriter writes paths of t. A tree has one writer: a new one takes the place of the last (the
+// paths the last returned stay valid).
+func (t *Tree) NewPathWriter() *PathWriter {
+	w := &t.paths
+	*w = PathWriter{t: t, buf: w.buf[:0], nodes: w.nodes[:0], ends: w.ends[:0]}
+	return w
+}
 
 // Path is n's Path.
 func (w *PathWriter) Path(n NodeID) string {

@@ -52,3 +52,28 @@ func TestCustomizationMatchesTheExpression(t *testing.T) {
 		}
 	}
 }
+
+// A note's count expression is only tried on notes that start with its tag: no note without that
+// start may match it.
+func TestNoteCountNeedsTheTag(t *testing.T) {
+	tags := []noteTag{tagSourceCurrency, tagRate, tagPeriodDesc, tagProgramNumber, tagProgramHash, tagProgramDesc}
+	for _, tg := range tags {
+		matched := 0
+		for _, lead := range []string{"", " ", "\n", "\t", "x", "#", "##", strings.ToLower(tg.open)} {
+			for _, rest := range []string{"", "#", "x#", "EUR#", "1.00#", "x", " x #", "x#y#", strings.Repeat("a", 151) + "#"} {
+				for _, s := range []string{lead + tg.open + rest, lead + rest, tg.open[:len(tg.open)-1] + rest} {
+					if !tg.count.MatchString(s) {
+						continue
+					}
+					matched++
+					if !strings.HasPrefix(s, tg.open) {
+						t.Errorf("%q matches the count of %s without starting with it", s, tg.open)
+					}
+				}
+			}
+		}
+		if matched == 0 {
+			t.Errorf("no sample matched the count of %s: the test proves nothing", tg.open)
+		}
+	}
+}

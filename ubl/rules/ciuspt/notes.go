@@ -34,11 +34,12 @@ func startsWith(c *ctx, x node, prefix string) bool {
 
 var pRootNotes = P("../cbc:Note")
 
-// countNotes counts the document's notes matching re (the official "let" counts).
-func countNotes(c *ctx, x node, re interface{ MatchString(string) bool }) int {
+// countNotes counts the document's notes that are well-formed notes of tag t (the official "let"
+// counts). The expression is tried only on notes that start with the tag, as it requires.
+func countNotes(c *ctx, x node, t noteTag) int {
 	k := 0
 	for _, n := range c.Nodes(x, pRootNotes) {
-		if re.MatchString(c.Str(n)) {
+		if s := c.Str(n); strings.HasPrefix(s, t.open) && t.count.MatchString(s) {
 			k++
 		}
 	}
@@ -75,7 +76,7 @@ var (
 func (t noteTag) starts(c *ctx, x node) bool  { return startsWith(c, x, t.open) }
 func (t noteTag) value(c *ctx, x node) string { return tagValue(c.Str(x), t.open) }
 func (t noteTag) notes(c *ctx, x node) int {
-	return Local(c, t.open, func() int { return countNotes(c, x, t.count) })
+	return Local(c, t.open, func() int { return countNotes(c, x, t) })
 }
 
 // Local is rules.Local, for brevity.
