@@ -34,14 +34,43 @@ func startsWith(c *ctx, x node, prefix string) bool {
 
 var pRootNotes = P("../cbc:Note")
 
+// noteSet is the notes beside a note (its parent's cbc:Note children: the document's notes), with
+// their texts, worked out once per document: the tag checks of every tagged note look at all of them.
+type noteSet struct {
+	parent node
+	text   []string       // string(.) of each note
+	norm   []string       // normalize-space(.) of each note
+	counts map[string]int // well-formed notes by tag (see countNotes)
+}
+
+var noteSetSlot = rules.NewSlot()
+
+// notesBeside is the noteSet of x's parent.
+func notesBeside(c *ctx, x node) *noteSet {
+	set := rules.DocSlot(c, noteSetSlot, func() *noteSet { return &noteSet{parent: -2} }) // -2: no parent yet
+	if parent := c.Tree().Parent(x); set.parent != parent {
+		notes := c.Nodes(x, pRootNotes)
+		*set = noteSet{parent: parent, text: make([]string, len(notes)), norm: make([]string, len(notes)), counts: map[string]int{}}
+		for i, n := range notes {
+			set.text[i] = c.Str(n)
+			set.norm[i] = rules.Norm(set.text[i])
+		}
+	}
+	return set
+}
+
 // countNotes counts the document's notes that are well-formed notes of tag t (the official "let"
 // counts). The expression is tried only on notes that start with the tag, as it requires.
 func countNotes(c *ctx, x node, t noteTag) int {
-	k := 0
-	for _, n := range c.Nodes(x, pRootNotes) {
-		if s := c.Str(n); strings.HasPrefix(s, t.open) && t.count.MatchString(s) {
-			k++
+	set := notesBeside(c, x)
+	k, ok := set.counts[t.open]
+	if !ok {
+		for _, s := range set.text {
+			if strings.HasPrefix(s, t.open) && t.count.MatchString(s) {
+				k++
+			}
 		}
+		set.counts[t.open] = k
 	}
 	return k
 }
@@ -75,12 +104,7 @@ var (
 
 func (t noteTag) starts(c *ctx, x node) bool  { return startsWith(c, x, t.open) }
 func (t noteTag) value(c *ctx, x node) string { return tagValue(c.Str(x), t.open) }
-func (t noteTag) notes(c *ctx, x node) int {
-	return Local(c, t.open, func() int { return countNotes(c, x, t) })
-}
-
-// Local is rules.Local, for brevity.
-func Local[T any](c *ctx, key any, f func() T) T { return rules.Local(c, key, f) }
+func (t noteTag) notes(c *ctx, x node) int    { return countNotes(c, x, t) }
 
 // plainTagAsserts are the value (.1), form (.2) and count (.3/.4 or .3) checks of a plain tag.
 func valueCheck(id string, t noteTag, ok func(string) bool, what, whatPT string) *rules.Assert {
@@ -152,8 +176,8 @@ func indexedAsserts(n int, t indexed, value func(string) bool, what, whatPT stri
 				return false
 			}
 			same := 0
-			for _, other := range c.Nodes(x, pRootNotes) {
-				if c.Str(other) == s {
+			for _, other := range notesBeside(c, x).text {
+				if other == s {
 					same++
 				}
 			}
@@ -168,7 +192,12 @@ func indexedAsserts(n int, t indexed, value func(string) bool, what, whatPT stri
 				return false
 			}
 			want := comp.prefix() + tagValue(s, t.prefix()) + "#"
-			return c.All(x, pRootNotes, func(other node) bool { return !strings.HasPrefix(rules.Norm(c.Str(other)), want) })
+			for _, other := range notesBeside(c, x).norm {
+				if strings.HasPrefix(other, want) {
+					return false
+				}
+			}
+			return true
 		}, "Note "+t.prefix()+"nnn needs a note "+comp.prefix()+"nnn with the same index.",
 			"A nota "+t.prefix()+"nnn exige uma nota "+comp.prefix()+"nnn com o mesmo índice."))
 	}
