@@ -2,7 +2,10 @@ package xmltree
 
 import (
 	"bytes"
+	"encoding/xml"
 	"errors"
+	"io"
+	"math/rand/v2"
 	"slices"
 	"strconv"
 	"strings"
@@ -303,11 +306,113 @@ func TestWhitespaceRuns(t *testing.T) {
 			t.Fatalf("%d blanks: string value %q, want %q (the leaf's only)", n, got, want)
 		}
 		for p := 0; p < n; p++ {
-			text := ws[:p] + "x" + ws[p+1:]
-			tr := mustParse(t, `<a xmlns="urn:example"><b/>`+text+`<c/></a>`)
-			if got, want := tr.StringValue(tr.Root()), strings.ReplaceAll(text, "\r", "\n"); got != want {
-				t.Fatalf("%q: string value %q, want %q", text, got, want)
+			for _, other := range []string{"x", "\u00a0", "!"} { // "!" is 0x21, the first byte above the blanks
+				text := ws[:p] + other + ws[p+1:]
+				tr := mustParse(t, `<a xmlns="urn:example"><b/>`+text+`<c/></a>`)
+				if got, want := tr.StringValue(tr.Root()), strings.ReplaceAll(text, "\r", "\n"); got != want {
+					t.Fatalf("%q: string value %q, want %q", text, got, want)
+				}
 			}
+		}
+	}
+}
+
+// The text nodes of random documents (blanks, text, references, comments, processing instructions and
+// CDATA sections around start, end and empty tags) are those a reference reading with encoding/xml
+// keeps: every run of character data up to the next tag, comments and instructions not ending it, and
+// a run of blanks only where it is the whole content of an element without element children.
+func TestTextRunsAgreeWithReference(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	pieces := []string{" ", "\n", "\t", "\r\n", "  \n    ", "\n                ", "x", "\u00a0", "é", "&amp;", "&#32;", "<!--c-->", "<?p d?>", "<![CDATA[ ]]>", "<![CDATA[y]]>"}
+	var gen func(b *strings.Builder, depth int)
+	gen = func(b *strings.Builder, depth int) {
+		for k := rng.IntN(5); k > 0; k-- {
+			switch r := rng.IntN(10); {
+			case r < 5:
+				b.WriteString(pieces[rng.IntN(len(pieces))])
+			case r < 7 || depth > 4:
+				b.WriteString("<e/>")
+			default:
+				b.WriteString("<e>")
+				gen(b, depth+1)
+				b.WriteString("</e>")
+			}
+		}
+	}
+	for i := 0; i < 3000; i++ {
+		var b strings.Builder
+		b.WriteString(`<r xmlns="urn:example">`)
+		gen(&b, 0)
+		b.WriteString("</r>")
+		doc := b.String()
+		want, err := referenceContent(doc)
+		if err != nil {
+			t.Fatalf("%q: %v", doc, err)
+		}
+		tr := mustParse(t, doc)
+		var got []string
+		for n := NodeID(0); int(n) < tr.Len(); n++ {
+			if tr.Kind(n) != Element {
+				continue
+			}
+			items := "|"
+			for c := tr.FirstContent(n); c != None; c = tr.NextContent(c) {
+				if tr.Kind(c) == Text {
+					items += strconv.Quote(tr.OwnText(c)) + "|"
+				} else {
+					items += "E|"
+				}
+			}
+			got = append(got, items)
+		}
+		if !slices.Equal(got, want) {
+			t.Fatalf("%q:\n got %q\nwant %q", doc, got, want)
+		}
+	}
+}
+
+// referenceContent is, element by element in document order, the content the tree should keep.
+func referenceContent(doc string) ([]string, error) {
+	type open struct {
+		index      int
+		hasElement bool
+	}
+	var out []string
+	var stack []open
+	run, inRun := "", false
+	endRun := func(childStarts bool) {
+		if !inRun || len(stack) == 0 {
+			run, inRun = "", false
+			return
+		}
+		top := &stack[len(stack)-1]
+		if strings.Trim(run, " \t\n") != "" || !childStarts && !top.hasElement {
+			out[top.index] += strconv.Quote(run) + "|"
+		}
+		run, inRun = "", false
+	}
+	d := xml.NewDecoder(strings.NewReader(doc))
+	for {
+		tok, err := d.RawToken()
+		if err == io.EOF {
+			return out, nil
+		} else if err != nil {
+			return nil, err
+		}
+		switch tok := tok.(type) {
+		case xml.CharData:
+			run, inRun = run+string(tok), true
+		case xml.StartElement:
+			endRun(true)
+			if len(stack) > 0 {
+				stack[len(stack)-1].hasElement = true
+				out[stack[len(stack)-1].index] += "E|"
+			}
+			stack = append(stack, open{index: len(out)})
+			out = append(out, "|")
+		case xml.EndElement:
+			endRun(false)
+			stack = stack[:len(stack)-1]
 		}
 	}
 }

@@ -189,33 +189,39 @@ static void on_end(void *ctx, const xmlChar *localname, const xmlChar *prefix, c
 	p->nodes[p->open[--p->depth].id].last = (int)p->r->nodes_len - 1;
 }
 
-// zero_bytes has 0x80 in each byte of x that is zero, and 0 in the others.
-static inline uint64_t zero_bytes(uint64_t x) {
-	const uint64_t low7 = 0x7F7F7F7F7F7F7F7Full;
-	return ~(((x & low7) + low7) | x | low7);
-}
-
-// blank reports whether text is only XML whitespace, eight bytes at a time (indentation is most of the
-// text a pretty-printed document has).
-static int blank(const xmlChar *s, int n) {
-	const uint64_t ones = 0x0101010101010101ull;
-	int i = 0;
-	for (; i + 8 <= n; i += 8) {
-		uint64_t w;
-		memcpy(&w, s + i, 8);
-		uint64_t ws = zero_bytes(w ^ (ones * ' ')) | zero_bytes(w ^ (ones * '\n')) | zero_bytes(w ^ (ones * '\t')) |
-			zero_bytes(w ^ (ones * '\r'));
-		if (ws != ones * 0x80) return 0;
+// blank reports whether text is only XML whitespace. In character data the only bytes up to 0x20 are
+// the four blanks (the other control characters are not XML characters, and libxml2 refuses the
+// document), so it is enough that no byte is above 0x20: eight bytes at a time, the last eight
+// overlapping the ones before. Text usually starts with a byte that tells at once.
+static inline int blank(const xmlChar *s, int n) {
+	const uint64_t add = 0x5F5F5F5F5F5F5F5Full, high = 0x8080808080808080ull; // a byte above 0x20 sets its high bit
+	uint64_t w;
+	if (n == 0) return 1;
+	if (s[0] > 0x20) return 0;
+	if (n < 8) {
+		for (int i = 1; i < n; i++)
+			if (s[i] > 0x20) return 0;
+		return 1;
 	}
-	for (; i < n; i++)
-		if (s[i] != ' ' && s[i] != '\t' && s[i] != '\n' && s[i] != '\r') return 0;
-	return 1;
+	for (int i = 0; i + 8 < n; i += 8) {
+		memcpy(&w, s + i, 8);
+		if (((w + add) | w) & high) return 0;
+	}
+	memcpy(&w, s + n - 8, 8);
+	return !(((w + add) | w) & high);
 }
 
 static void on_text(void *ctx, const xmlChar *ch, int len) {
-	einv_parser *p = ((xmlParserCtxtPtr)ctx)->_private;
+	xmlParserCtxtPtr c = ctx;
+	einv_parser *p = c->_private;
 	einv_result *r = p->r;
 	if (p->depth == 0) return; // outside the document element: not possible in well-formed XML
+	// Indentation: blanks that run up to a tag, with no text before them. Before a start tag, or an end
+	// tag of an element that has element children, end_run would drop them: they are dropped at once,
+	// without being copied. (libxml2 hands over such blanks with its input positioned at the "<".)
+	if (p->run == RUN_NONE && ch + len == c->input->cur && ch[len] == '<' && ch[len + 1] != '!' && ch[len + 1] != '?' &&
+			(ch[len + 1] != '/' || p->open[p->depth - 1].last_elem >= 0) && blank(ch, len))
+		return;
 	size_t start = p->run == RUN_BLANK ? p->blank_start : p->run == RUN_NONE ? r->data_len : (size_t)p->nodes[p->run].start;
 	if ((long)(r->data_len - start) + len > p->max_text) return stop(p, EINV_STOP_TEXT);
 	if (!reserve((void **)&p->data, &p->data_cap, r->data_len, (size_t)len, 1)) return stop(p, EINV_STOP_OOM);
