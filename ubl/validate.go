@@ -8,6 +8,7 @@ import (
 	"errors"
 	"slices"
 	"strings"
+	"unsafe"
 
 	"einvoice/ubl/rules"
 	"einvoice/ubl/rules/ciuspt"
@@ -167,17 +168,22 @@ func validate(data []byte, profile Profile, lang string) (*Result, *xmltree.Tree
 
 // sizeCounts sizes the maps that count findings by id for the ids there are (a map of more than
 // eight entries otherwise grows step by step; sized for every finding it would be several times too
-// large). Past 64 ids the maps grow as they fill.
+// large). The ids are told apart by a small table of the asserts seen; past 64 the maps grow as they
+// fill.
 func (r *Result) sizeCounts(findings []rules.Finding) {
-	var seen [64]*rules.Assert
+	var seen [128]*rules.Assert // open addressing: at most half full
+	var ids [2]int              // by flag
 	n := 0
-	var ids [2]int // by flag
 	for _, f := range findings {
-		if n == len(seen) {
-			break
+		i := uint(uintptr(unsafe.Pointer(f.Assert))>>4) * 0x9E3779B9 >> 7 % uint(len(seen))
+		for seen[i] != nil && seen[i] != f.Assert {
+			i = (i + 1) % uint(len(seen))
 		}
-		if !slices.Contains(seen[:n], f.Assert) {
-			seen[n] = f.Assert
+		if seen[i] == nil {
+			if n == len(seen)/2 {
+				break
+			}
+			seen[i] = f.Assert
 			n++
 			ids[f.Assert.Flag]++
 		}

@@ -183,6 +183,9 @@ func (c *Ctx) Str(n xmltree.NodeID) string {
 	if n == xmltree.None {
 		return ""
 	}
+	if s, ok := c.t.LeafText(n); ok {
+		return s
+	}
 	return c.t.StringValue(n)
 }
 
@@ -212,23 +215,15 @@ func (c *Ctx) Eq(n xmltree.NodeID, p *Path, lit string) bool {
 
 // Norm is XPath normalize-space. A value that is already normal is returned as it is.
 func Norm(s string) string {
-	normal := true
 	for i := 0; i < len(s); i++ {
-		switch s[i] {
-		case '\t', '\n', '\r':
-			normal = false
-		case ' ':
-			if i == 0 || i == len(s)-1 || s[i-1] == ' ' {
-				normal = false
-			}
-		}
-		if !normal {
-			break
+		if b := s[i]; b <= ' ' && (b == '\t' || b == '\n' || b == '\r' || b == ' ' && (i == 0 || i == len(s)-1 || s[i-1] == ' ')) {
+			return normalize(s)
 		}
 	}
-	if normal {
-		return s
-	}
+	return s
+}
+
+func normalize(s string) string {
 	return strings.Join(strings.FieldsFunc(s, func(r rune) bool { return r == ' ' || r == '\t' || r == '\n' || r == '\r' }), " ")
 }
 

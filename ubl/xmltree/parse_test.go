@@ -355,6 +355,9 @@ func TestTextRunsAgreeWithReference(t *testing.T) {
 			if tr.Kind(n) != Element {
 				continue
 			}
+			if text, ok := tr.LeafText(n); ok != (tr.FirstChild(n) == None && tr.FirstContent(n) != None && tr.NextContent(tr.FirstContent(n)) == None) || ok && text != tr.StringValue(n) {
+				t.Fatalf("%q: element %d: leaf text %q %v, string value %q", doc, n, text, ok, tr.StringValue(n))
+			}
 			items := "|"
 			for c := tr.FirstContent(n); c != None; c = tr.NextContent(c) {
 				if tr.Kind(c) == Text {

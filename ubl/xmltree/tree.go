@@ -226,6 +226,17 @@ func (t *Tree) OwnText(n NodeID) string {
 // HasElementChildren reports whether an element has element children.
 func (t *Tree) HasElementChildren(n NodeID) bool { return t.nodes[n].firstElem != None }
 
+// LeafText is the text of an element with one text child and nothing else, the usual leaf (ok false
+// for other nodes): its string value, in a call small enough to be inlined.
+func (t *Tree) LeafText(n NodeID) (text string, ok bool) {
+	if c := t.nodes[n].firstChild; c != None && t.nodes[n].firstElem == None {
+		if cn := &t.nodes[c]; cn.nextSibling == None {
+			return t.data[cn.start:cn.end], true
+		}
+	}
+	return "", false
+}
+
 // StringValue is the XPath string value: all descendant text in document order.
 func (t *Tree) StringValue(n NodeID) string {
 	nd := &t.nodes[n]
