@@ -68,6 +68,7 @@ type Path struct {
 	childOnly bool // relative, every step a child step: evaluated by a direct walk
 	up        int  // relative, a few parent steps and then only child steps: how many parent steps ("../../cbc:ID")
 	noPreds   bool // no step has a predicate (a predicate's own paths would share the arena)
+	oneName   bool // one child step naming an element, no predicate: "cbc:ID"
 	memo      int  // for a path from the root (the same nodes wherever it is evaluated): its slot in
 	// Ctx.memo, where its first result is kept for the document; -1 for the others
 }
@@ -152,6 +153,7 @@ func PWith(text string, preds map[string]Pred) *Path {
 		p.childOnly = p.childOnly && st.axis == child
 		p.noPreds = p.noPreds && st.pred == nil
 	}
+	p.oneName = p.childOnly && p.noPreds && len(p.steps) == 1 && !p.steps[0].any
 	for p.up < len(p.steps) && p.steps[p.up].axis == parent {
 		p.up++
 	}

@@ -167,6 +167,19 @@ func (c *Ctx) All(n xmltree.NodeID, p *Path, f func(xmltree.NodeID) bool) bool {
 // One is the single node p selects: None for none, a dynamic error for more than one (where XPath
 // needs a single item: a cast, arithmetic, a string function).
 func (c *Ctx) One(n xmltree.NodeID, p *Path) xmltree.NodeID {
+	if p.oneName && n != xmltree.None { // the usual case, "cbc:ID": a look at the children, nothing kept
+		ids, names := c.t.ChildElements(n)
+		found := xmltree.None
+		for i, name := range names {
+			if name == p.steps[0].name {
+				if found != xmltree.None {
+					dynamicError("a sequence of more than one item is not allowed: %s", p)
+				}
+				found = ids[i]
+			}
+		}
+		return found
+	}
 	sel := c.selectNodes(n, p)
 	switch len(sel) {
 	case 0:
@@ -205,6 +218,15 @@ func (c *Ctx) Attr(n xmltree.NodeID, name xmltree.Name) (string, bool) {
 
 // Eq is the general comparison "p = 'lit'": some selected node's string value equals lit.
 func (c *Ctx) Eq(n xmltree.NodeID, p *Path, lit string) bool {
+	if p.oneName && n != xmltree.None {
+		ids, names := c.t.ChildElements(n)
+		for i, name := range names {
+			if name == p.steps[0].name && c.Str(ids[i]) == lit {
+				return true
+			}
+		}
+		return false
+	}
 	for _, x := range c.selectNodes(n, p) {
 		if c.Str(x) == lit {
 			return true
