@@ -171,8 +171,9 @@ func (s *Set) Run(t *xmltree.Tree) (findings []Finding, err error) {
 			}
 			c.resetLocal()
 			c.node = n
-			for k := range p.Rules[rule].checks {
-				a := &p.Rules[rule].checks[k]
+			checks := p.Rules[rule].checks
+			for k := range checks {
+				a := &checks[k]
 				if a.fired != nil {
 					a.fired(c, n, c.fire)
 				} else if a.test(c, n) == a.report {

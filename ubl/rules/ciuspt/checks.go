@@ -21,8 +21,8 @@ func label(path string) string {
 // fitsLength: 1 to n characters, none of them a line break (XPath "." matches neither \n nor \r), or
 // any characters when dotAll.
 func fitsLength(s string, n int, dotAll bool) bool {
-	k := utf8.RuneCountInString(s)
-	if k < 1 || k > n {
+	// Characters are at most bytes: only a value of more than n bytes needs counting.
+	if s == "" || len(s) > n && utf8.RuneCountInString(s) > n {
 		return false
 	}
 	return dotAll || strings.IndexByte(s, '\n') < 0 && strings.IndexByte(s, '\r') < 0

@@ -1,6 +1,7 @@
 package ciuspt
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 	"unicode"
@@ -75,5 +76,29 @@ func TestNoteCountNeedsTheTag(t *testing.T) {
 		if matched == 0 {
 			t.Errorf("no sample matched the count of %s: the test proves nothing", tg.open)
 		}
+	}
+}
+
+// fitsLength is the official matches(., '^(.{1,n})$') (with the flag 's' when dotAll) on every string
+// of up to five characters from letters, a two-byte letter, blanks and line breaks.
+func TestFitsLengthIsTheOfficialPattern(t *testing.T) {
+	alphabet := []string{"a", "é", " ", "\n", "\r", "\u20ac"}
+	for n := 1; n <= 4; n++ {
+		plain, dotAll := rules.Re(fmt.Sprintf(`^(.{1,%d})$`, n)), rules.Re(fmt.Sprintf(`^(.{1,%d})$`, n), "s")
+		var walk func(s string, depth int)
+		walk = func(s string, depth int) {
+			if got, want := fitsLength(s, n, false), plain.MatchString(s); got != want {
+				t.Fatalf("fitsLength(%q, %d) = %v, want %v", s, n, got, want)
+			}
+			if got, want := fitsLength(s, n, true), dotAll.MatchString(s); got != want {
+				t.Fatalf("fitsLength(%q, %d, dotAll) = %v, want %v", s, n, got, want)
+			}
+			if depth < 5 {
+				for _, a := range alphabet {
+					walk(s+a, depth+1)
+				}
+			}
+		}
+		walk("", 0)
 	}
 }
