@@ -218,9 +218,10 @@ static void on_text(void *ctx, const xmlChar *ch, int len) {
 	if (p->depth == 0) return; // outside the document element: not possible in well-formed XML
 	// Indentation: blanks that run up to a tag, with no text before them. Before a start tag, or an end
 	// tag of an element that has element children, end_run would drop them: they are dropped at once,
-	// without being copied. (libxml2 hands over such blanks with its input positioned at the "<".)
-	if (p->run == RUN_NONE && ch + len == c->input->cur && ch[len] == '<' && ch[len + 1] != '!' && ch[len + 1] != '?' &&
-			(ch[len + 1] != '/' || p->open[p->depth - 1].last_elem >= 0) && blank(ch, len))
+	// without being copied. (libxml2 hands such text over from its input, positioned at its start or,
+	// for spaces and line feeds only, at the "<" after it; what follows the text can then be read.)
+	if (p->run == RUN_NONE && (ch == c->input->cur || ch + len == c->input->cur) && ch[len] == '<' && ch[len + 1] != '!' &&
+			ch[len + 1] != '?' && (ch[len + 1] != '/' || p->open[p->depth - 1].last_elem >= 0) && blank(ch, len))
 		return;
 	size_t start = p->run == RUN_BLANK ? p->blank_start : p->run == RUN_NONE ? r->data_len : (size_t)p->nodes[p->run].start;
 	if ((long)(r->data_len - start) + len > p->max_text) return stop(p, EINV_STOP_TEXT);
