@@ -154,10 +154,8 @@ func (s *Set) Run(t *xmltree.Tree) (findings []Finding, err error) {
 				work[i] = append(work[i], int32(n), byWalking)
 			}
 		default:
-			for i, rule := range table[int(path)*patterns : int(path)*patterns+patterns] {
-				if rule != noMatch {
-					work[i] = append(work[i], int32(n), rule)
-				}
+			for _, m := range table[path] {
+				work[m.pattern] = append(work[m.pattern], int32(n), m.rule)
 			}
 		}
 	}

@@ -16,7 +16,12 @@ func CheckPathCache(s *Set, t *xmltree.Tree) (remembered int, err error) {
 			continue
 		}
 		for i, p := range s.Patterns {
-			cached := int(table[int(path)*len(s.Patterns)+i])
+			cached := noMatch
+			for _, m := range table[path] {
+				if int(m.pattern) == i {
+					cached = int(m.rule)
+				}
+			}
 			if cached == byWalking {
 				continue
 			}

@@ -20,8 +20,11 @@ type pathCache struct {
 	kids   [][]pathChild  // by path: the paths one element longer, by name
 	parent []int32        // by path: its parent path, -1 for a document element
 	name   []xmltree.Name // by path: its last name
-	rules  []int32        // path × patterns + pattern: the rule, noMatch, or byWalking
+	rules  [][]patternRule // by path: the patterns with a rule there (or byWalking), in pattern order
 }
+
+// patternRule is a pattern's rule for a path: its index in the pattern, or byWalking.
+type patternRule struct{ pattern, rule int32 }
 
 // pathChild is a path one name longer than another.
 type pathChild struct {
@@ -52,8 +55,8 @@ const (
 )
 
 // pathsOf numbers the paths of a tree's elements, remembering those not seen before. It returns each
-// node's path (or textNode, unknown) and the rule table to read them in.
-func (s *Set) pathsOf(t *xmltree.Tree, paths []int32) ([]int32, []int32) {
+// node's path (or textNode, unknown) and the rules by path to read them in.
+func (s *Set) pathsOf(t *xmltree.Tree, paths []int32) ([]int32, [][]patternRule) {
 	pc := &s.paths
 	locked := false
 	pc.mu.RLock()
@@ -118,16 +121,16 @@ func (s *Set) addPath(t *xmltree.Tree, list *[]pathChild, at int, parent int32, 
 	for p := parent; p >= 0; p = pc.parent[p] {
 		names = append(names, pc.name[p])
 	}
-	for _, p := range s.Patterns {
+	var found []patternRule
+	for i, p := range s.Patterns {
 		rule, ok := p.matcher.firstByNames(t, names)
 		switch {
 		case !ok:
-			pc.rules = append(pc.rules, byWalking)
-		case rule == noRule:
-			pc.rules = append(pc.rules, noMatch)
-		default:
-			pc.rules = append(pc.rules, int32(rule))
+			found = append(found, patternRule{int32(i), byWalking})
+		case rule != noRule:
+			found = append(found, patternRule{int32(i), int32(rule)})
 		}
 	}
+	pc.rules = append(pc.rules, found)
 	return id
 }
