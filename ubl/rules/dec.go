@@ -100,22 +100,30 @@ func ParseDec(s string) (Dec, bool) {
 // fromBig holds a shopspring value, in the small form when it fits.
 func fromBig(d decimal.Decimal) Dec {
 	coef, exp := d.Coefficient(), d.Exponent()
-	ten := big.NewInt(10)
-	for exp < 0 && coef.Sign() != 0 {
-		q, r := new(big.Int).QuoRem(coef, ten, new(big.Int))
-		if r.Sign() != 0 {
-			break
-		}
-		coef, exp = q, exp+1
-	}
-	if coef.IsInt64() && exp <= 0 && -exp <= maxScale {
-		return Dec{m: coef.Int64(), e: -exp}
-	}
 	if coef.Sign() == 0 {
 		return Dec{}
 	}
+	// Only zeros ending the fraction can be dropped, each taking less than 3.33 bits: a coefficient
+	// that even so keeps more than 63 bits stays in the big form without trying.
+	if exp > 0 || coef.BitLen()-int(-exp)*3322/1000-1 > 63 {
+		return Dec{big: &d}
+	}
+	var q, r big.Int
+	for exp < 0 {
+		q.QuoRem(coef, bigTen, &r)
+		if r.Sign() != 0 {
+			break
+		}
+		coef.Set(&q)
+		exp++
+	}
+	if coef.IsInt64() && -exp <= maxScale {
+		return Dec{m: coef.Int64(), e: -exp}
+	}
 	return Dec{big: &d}
 }
+
+var bigTen = big.NewInt(10) // only read
 
 // Decimal is the value as a shopspring decimal, for code outside the rules.
 func (a Dec) Decimal() decimal.Decimal { return a.toBig() }
