@@ -65,8 +65,6 @@ func (a *Assert) Message(lang string) string {
 type Rule struct {
 	Context *Context
 	Asserts []*Assert
-
-	checks []check // the asserts as the engine runs them, side by side in memory
 }
 
 // check is an assert reduced to what running it needs.
@@ -83,6 +81,8 @@ type Pattern struct {
 	Rules []*Rule
 
 	matcher *matchState // the rules' contexts merged into one automaton
+	checks  []check     // every rule's asserts as the engine runs them, rule after rule in one array
+	ruleAt  []int32     // rule r's checks: checks[ruleAt[r]:ruleAt[r+1]]
 }
 
 // Set is a rule set for one profile.
@@ -112,11 +112,12 @@ func dynamicError(format string, args ...any) {
 func NewSet(name string, patterns ...*Pattern) *Set {
 	for _, p := range patterns {
 		p.matcher = compileMatcher(p.Rules)
+		p.checks, p.ruleAt = nil, []int32{0}
 		for _, r := range p.Rules {
-			r.checks = make([]check, len(r.Asserts))
-			for i, a := range r.Asserts {
-				r.checks[i] = check{test: a.Test, fired: a.Fired, report: a.Report, assert: a}
+			for _, a := range r.Asserts {
+				p.checks = append(p.checks, check{test: a.Test, fired: a.Fired, report: a.Report, assert: a})
 			}
+			p.ruleAt = append(p.ruleAt, int32(len(p.checks)))
 		}
 	}
 	return &Set{Name: name, Patterns: patterns}
@@ -169,7 +170,7 @@ func (s *Set) Run(t *xmltree.Tree) (findings []Finding, err error) {
 			}
 			c.resetLocal()
 			c.node = n
-			checks := p.Rules[rule].checks
+			checks := p.checks[p.ruleAt[rule]:p.ruleAt[rule+1]]
 			for k := range checks {
 				a := &checks[k]
 				if a.fired != nil {
