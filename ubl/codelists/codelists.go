@@ -8,6 +8,7 @@ package codelists
 import (
 	"embed"
 	"fmt"
+	"math/bits"
 	"strings"
 )
 
@@ -22,16 +23,48 @@ type List struct {
 	Source string
 	Codes  []string
 	text   string              // the list as the rule artefact writes it
-	set    map[string]struct{} // the codes
+	short  []uint64            // the codes of 1 to 8 bytes, packed (see pack), in an open-addressing table
+	shift  uint                // a packed code's first slot in short: its hash >> shift
+	long   map[string]struct{} // the other codes
 	exact  bool                // padded form, no code empty or holding a space: Padded is a set lookup
 }
+
+// pack is a code of 1 to 8 bytes, none of them NUL (no XML text has one), as one number: ok is false
+// for other strings. Most codes are that short, and a table of numbers is looked up without following
+// a pointer to compare strings.
+func pack(s string) (k uint64, ok bool) {
+	if len(s) == 0 || len(s) > 8 {
+		return 0, false
+	}
+	for i := 0; i < len(s); i++ {
+		if s[i] == 0 {
+			return 0, false
+		}
+		k |= uint64(s[i]) << (8 * i)
+	}
+	return k, true
+}
+
+// slot is where a packed code's search in short starts.
+func (l *List) slot(k uint64) uint64 { return (k * 0x9E3779B97F4A7C15) >> l.shift }
 
 // Text is the list as one string in the artefact's form (" A B C " or "A,B,C,").
 func (l *List) Text() string { return l.text }
 
 // Has reports whether code is one of the codes.
 func (l *List) Has(code string) bool {
-	_, ok := l.set[code]
+	if k, ok := pack(code); ok {
+		mask := uint64(len(l.short) - 1)
+		for i := l.slot(k); ; i = (i + 1) & mask {
+			switch l.short[i] {
+			case k:
+				return true
+			case 0:
+				return false
+			}
+		}
+	}
+	_, ok := l.long[code]
 	return ok
 }
 
@@ -80,10 +113,22 @@ func parse(name, text string) (*List, error) {
 			l.Codes = append(l.Codes, line)
 		}
 	}
-	l.set = make(map[string]struct{}, len(l.Codes))
+	size := 4 // a power of two, at least twice the codes: a search meets an empty slot soon
+	for size < 2*len(l.Codes) {
+		size *= 2
+	}
+	l.short, l.shift, l.long = make([]uint64, size), uint(64-bits.Len(uint(size-1))), map[string]struct{}{}
 	l.exact = form == "padded"
 	for _, c := range l.Codes {
-		l.set[c] = struct{}{}
+		if k, ok := pack(c); ok {
+			i := l.slot(k)
+			for l.short[i] != 0 && l.short[i] != k {
+				i = (i + 1) & uint64(size-1)
+			}
+			l.short[i] = k
+		} else {
+			l.long[c] = struct{}{}
+		}
 		l.exact = l.exact && c != "" && !strings.Contains(c, " ")
 	}
 	switch form {

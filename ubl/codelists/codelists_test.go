@@ -1,6 +1,7 @@
 package codelists
 
 import (
+	"strings"
 	"testing"
 )
 
@@ -38,4 +39,38 @@ func contains(s, sub string) bool {
 		}
 	}
 	return false
+}
+
+// Has agrees with a set of the codes on every list, for every code and strings one change away from one
+// (shorter, longer, another letter, case, a NUL), short and long alike.
+func TestHasAgreesWithTheCodes(t *testing.T) {
+	entries, err := files.ReadDir(".")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		l := Get(strings.TrimSuffix(e.Name(), ".txt"))
+		set := map[string]bool{}
+		for _, c := range l.Codes {
+			set[c] = true
+		}
+		tried := map[string]bool{"": true, "\x00": true, "123456789": true}
+		for _, c := range l.Codes {
+			tried[c] = true
+			for i := 0; i <= len(c); i++ {
+				tried[c[:i]] = true
+				tried[c[:i]+"X"+c[i:]] = true
+				tried[c[:i]+"\x00"+c[i:]] = true
+				if i < len(c) {
+					tried[c[:i]+"Z"+c[i+1:]] = true
+				}
+			}
+			tried[strings.ToLower(c)] = true
+		}
+		for v := range tried {
+			if got := l.Has(v); got != set[v] {
+				t.Fatalf("%s: Has(%q) = %v, want %v", e.Name(), v, got, set[v])
+			}
+		}
+	}
 }
