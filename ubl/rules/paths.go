@@ -16,10 +16,10 @@ import (
 // pathCache numbers paths and keeps their rules. Entries are only ever added, at most maxPaths.
 type pathCache struct {
 	mu     sync.RWMutex
-	roots  []pathChild    // the paths of document elements, by name
-	kids   [][]pathChild  // by path: the paths one element longer, by name
-	parent []int32        // by path: its parent path, -1 for a document element
-	name   []xmltree.Name // by path: its last name
+	roots  []pathChild     // the paths of document elements, by name
+	kids   [][]pathChild   // by path: the paths one element longer, by name
+	parent []int32         // by path: its parent path, -1 for a document element
+	name   []xmltree.Name  // by path: its last name
 	rules  [][]patternRule // by path: the patterns with a rule there (or byWalking), in pattern order
 }
 
