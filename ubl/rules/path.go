@@ -322,6 +322,23 @@ func (c *Ctx) collectChildPath(x xmltree.NodeID, steps []pathStep) {
 	}
 }
 
+// countChildPath counts the nodes a path of child steps without predicates selects.
+func (c *Ctx) countChildPath(x xmltree.NodeID, steps []pathStep) int {
+	st := &steps[0]
+	ids, names := c.t.ChildElements(x)
+	k := 0
+	for i, name := range names {
+		if st.any || name == st.name {
+			if len(steps) == 1 {
+				k++
+			} else {
+				k += c.countChildPath(ids[i], steps[1:])
+			}
+		}
+	}
+	return k
+}
+
 // firstChildPath is the first node a path of child steps selects, or None.
 func (c *Ctx) firstChildPath(x xmltree.NodeID, steps []pathStep) xmltree.NodeID {
 	st := &steps[0]

@@ -130,8 +130,13 @@ func (c *Ctx) Nodes(n xmltree.NodeID, p *Path) []xmltree.NodeID { return c.selec
 // Exists: exists(p).
 func (c *Ctx) Exists(n xmltree.NodeID, p *Path) bool { return c.First(n, p) != xmltree.None }
 
-// Count: count(p).
-func (c *Ctx) Count(n xmltree.NodeID, p *Path) int { return len(c.selectNodes(n, p)) }
+// Count: count(p). A path of named child steps is counted as it is walked, nothing kept.
+func (c *Ctx) Count(n xmltree.NodeID, p *Path) int {
+	if p.childOnly && p.noPreds && n != xmltree.None {
+		return c.countChildPath(n, p.steps)
+	}
+	return len(c.selectNodes(n, p))
+}
 
 // First is the first node p selects, or None. A path of child steps stops at the first node found.
 func (c *Ctx) First(n xmltree.NodeID, p *Path) xmltree.NodeID {
@@ -146,6 +151,15 @@ func (c *Ctx) First(n xmltree.NodeID, p *Path) xmltree.NodeID {
 
 // Any reports whether some node p selects satisfies f.
 func (c *Ctx) Any(n xmltree.NodeID, p *Path, f func(xmltree.NodeID) bool) bool {
+	if p.oneName && n != xmltree.None {
+		ids, names := c.t.ChildElements(n)
+		for i, name := range names {
+			if name == p.steps[0].name && f(ids[i]) {
+				return true
+			}
+		}
+		return false
+	}
 	for _, x := range c.selectNodes(n, p) {
 		if f(x) {
 			return true

@@ -1,0 +1,88 @@
+package rules
+
+import (
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"testing"
+
+	"einvoice/ubl/xmltree"
+)
+
+// The shortcuts for paths of named child steps (Count, Any, Eq, One, First walk the children without
+// keeping a node list) select what the general evaluation selects, on random documents.
+func TestChildStepShortcutsAgreeWithTheGeneralWalk(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	names := []string{"cac:Party", "cbc:ID", "cbc:Name", "cac:PartyName"}
+	var gen func(b *strings.Builder, depth int)
+	gen = func(b *strings.Builder, depth int) {
+		for k := rng.IntN(4); k > 0; k-- {
+			name := names[rng.IntN(len(names))]
+			b.WriteString("<" + name + ">")
+			if depth < 3 && rng.IntN(2) == 0 {
+				gen(b, depth+1)
+			} else {
+				b.WriteString([]string{"a", "b", ""}[rng.IntN(3)])
+			}
+			b.WriteString("</" + name + ">")
+		}
+	}
+	paths := []string{"cbc:ID", "cac:Party", "cac:Party/cbc:ID", "cac:Party/cac:PartyName/cbc:Name", "*", "cac:Party/*", "*/cbc:Name"}
+	for i := 0; i < 400; i++ {
+		var b strings.Builder
+		b.WriteString(`<Invoice xmlns="urn:oasis:names:specification:ubl:schema:xsd:Invoice-2" ` +
+			`xmlns:cac="urn:oasis:names:specification:ubl:schema:xsd:CommonAggregateComponents-2" ` +
+			`xmlns:cbc="urn:oasis:names:specification:ubl:schema:xsd:CommonBasicComponents-2">`)
+		gen(&b, 0)
+		b.WriteString("</Invoice>")
+		tr, err := xmltree.Parse([]byte(b.String()), xmltree.DefaultLimits)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c := newCtx(tr)
+		for _, text := range paths {
+			p := P(text)
+			for n := xmltree.NodeID(0); int(n) < tr.Len(); n++ {
+				if tr.Kind(n) != xmltree.Element {
+					continue
+				}
+				want := slices.Clone(c.selectAll(n, p)) // the general walk
+				if got := c.Count(n, p); got != len(want) {
+					t.Fatalf("%s from %s: count %d, want %d", text, tr.Path(n), got, len(want))
+				}
+				first := xmltree.None
+				if len(want) > 0 {
+					first = want[0]
+				}
+				if got := c.First(n, p); got != first {
+					t.Fatalf("%s from %s: first %d, want %d", text, tr.Path(n), got, first)
+				}
+				for _, lit := range []string{"a", "b", ""} {
+					eq := slices.ContainsFunc(want, func(x xmltree.NodeID) bool { return c.Str(x) == lit })
+					if got := c.Eq(n, p, lit); got != eq {
+						t.Fatalf("%s from %s: = %q %v, want %v", text, tr.Path(n), lit, got, eq)
+					}
+					if got := c.Any(n, p, func(x xmltree.NodeID) bool { return c.Str(x) == lit }); got != eq {
+						t.Fatalf("%s from %s: any = %q %v, want %v", text, tr.Path(n), lit, got, eq)
+					}
+				}
+				one, err := func() (x xmltree.NodeID, err error) {
+					defer func() {
+						if r := recover(); r != nil {
+							err = r.(*DynamicError)
+						}
+					}()
+					return c.One(n, p), nil
+				}()
+				switch {
+				case len(want) > 1 && err == nil:
+					t.Fatalf("%s from %s: one of %d nodes gave no error", text, tr.Path(n), len(want))
+				case len(want) <= 1 && (err != nil || one != first):
+					t.Fatalf("%s from %s: one %d %v, want %d", text, tr.Path(n), one, err, first)
+				}
+			}
+		}
+		c.release()
+		tr.Release()
+	}
+}
