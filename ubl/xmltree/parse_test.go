@@ -233,7 +233,7 @@ func TestReleasedArraysServeTheNextTree(t *testing.T) {
 // nodes come in (it reuses the steps the node before shares).
 func TestPathWriter(t *testing.T) {
 	tr := mustParse(t, `<p:a xmlns:p="urn:example" xmlns:q="urn:other"><p:b/><q:c>x<p:b/><p:b>y</p:b></q:c>`+
-		`<p:b><q:c/><q:c><p:a/></q:c></p:b><q:c/></p:a>`)
+		`<p:b><q:c/><q:c><p:a/></q:c></p:b><q:c/>`+strings.Repeat(`<p:b><q:c/></p:b>`, 11)+`</p:a>`) // positions past 9 too
 	want := func(n NodeID) string { // from the links, step by step
 		path := ""
 		for ; n != None; n = tr.Parent(n) {

@@ -407,6 +407,9 @@ func (t *Tree) appendStep(b []byte, n NodeID) []byte {
 			pos++
 		}
 	}
+	if pos < 10 { // the usual position, without formatting a number
+		return append(b, '[', byte('0'+pos), ']')
+	}
 	return append(strconv.AppendInt(append(b, '['), int64(pos), 10), ']')
 }
 
