@@ -343,6 +343,21 @@ func (c *Ctx) countChildPath(x xmltree.NodeID, steps []pathStep) int {
 func (c *Ctx) firstChildPath(x xmltree.NodeID, steps []pathStep) xmltree.NodeID {
 	st := &steps[0]
 	ids, names := c.t.ChildElements(x)
+	if !st.any && st.pred == nil { // the usual step: a name
+		want := st.name
+		for i, name := range names {
+			if name != want {
+				continue
+			}
+			if len(steps) == 1 {
+				return ids[i]
+			}
+			if y := c.firstChildPath(ids[i], steps[1:]); y != xmltree.None {
+				return y
+			}
+		}
+		return xmltree.None
+	}
 	for i, name := range names {
 		if (st.any || name == st.name) && (st.pred == nil || st.pred(c, ids[i])) {
 			if len(steps) == 1 {
