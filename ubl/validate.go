@@ -8,7 +8,6 @@ import (
 	"errors"
 	"slices"
 	"strings"
-	"unsafe"
 
 	"einvoice/ubl/rules"
 	"einvoice/ubl/rules/ciuspt"
@@ -150,7 +149,6 @@ func validate(data []byte, profile Profile, lang string) (*Result, *xmltree.Tree
 		return r, t
 	}
 	r.Findings = slices.Grow(r.Findings, len(findings))
-	r.sizeCounts(findings)
 	lastNode, lastPath := xmltree.None, ""
 	for _, f := range findings {
 		counts := r.Fatal
@@ -164,36 +162,6 @@ func validate(data []byte, profile Profile, lang string) (*Result, *xmltree.Tree
 		r.Findings = append(r.Findings, Finding{Rule: f.Assert.ID, Flag: f.Assert.Flag.String(), Location: lastPath, Message: f.Assert.Message(lang)})
 	}
 	return r, t
-}
-
-// sizeCounts sizes the maps that count findings by id for the ids there are (a map of more than
-// eight entries otherwise grows step by step; sized for every finding it would be several times too
-// large). The ids are told apart by a small table of the asserts seen; past 64 the maps grow as they
-// fill.
-func (r *Result) sizeCounts(findings []rules.Finding) {
-	var seen [128]*rules.Assert // open addressing: at most half full
-	var ids [2]int              // by flag
-	n := 0
-	for _, f := range findings {
-		i := uint(uintptr(unsafe.Pointer(f.Assert))>>4) * 0x9E3779B9 >> 7 % uint(len(seen))
-		for seen[i] != nil && seen[i] != f.Assert {
-			i = (i + 1) % uint(len(seen))
-		}
-		if seen[i] == nil {
-			if n == len(seen)/2 {
-				break
-			}
-			seen[i] = f.Assert
-			n++
-			ids[f.Assert.Flag]++
-		}
-	}
-	if ids[rules.Fatal] > 8 {
-		r.Fatal = make(map[string]int, ids[rules.Fatal])
-	}
-	if ids[rules.Warning] > 8 {
-		r.Warning = make(map[string]int, ids[rules.Warning])
-	}
 }
 
 // inLang picks the Portuguese or English text. (Details from the parser and the schema check, such as

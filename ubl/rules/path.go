@@ -50,10 +50,11 @@ const (
 )
 
 type pathStep struct {
-	axis axis
-	name xmltree.Name
-	any  bool
-	pred Pred
+	axis  axis
+	name  xmltree.Name
+	any   bool
+	pred  Pred
+	plain bool // a name and nothing else: not any, no predicate
 }
 
 // Path is a compiled location path of child steps ("cac:Party/cbc:Name"), with "..", ".", "*", a
@@ -143,6 +144,7 @@ func PWith(text string, preds map[string]Pred) *Path {
 					xmltree.IndexName(st.name)
 				}
 			}
+			st.plain = !st.any && st.pred == nil
 			p.steps = append(p.steps, st)
 		}
 		nextAxis = child
@@ -248,7 +250,7 @@ func (c *Ctx) selectAll(n xmltree.NodeID, p *Path) []xmltree.NodeID {
 				}
 				ids, names := t.ChildElements(x)
 				for i, name := range names {
-					if (st.any || name == st.name) && (st.pred == nil || st.pred(c, ids[i])) {
+					if st.takes(c, name, ids[i]) {
 						next = append(next, ids[i])
 					}
 				}
@@ -297,27 +299,14 @@ func (c *Ctx) descendants(x xmltree.NodeID, st *pathStep, out []xmltree.NodeID) 
 func (c *Ctx) collectChildPath(x xmltree.NodeID, steps []pathStep) {
 	st := &steps[0]
 	ids, names := c.t.ChildElements(x)
-	if !st.any && st.pred == nil { // the usual step: a name
-		want := st.name
-		for i, name := range names {
-			if name != want {
-				continue
-			}
-			if len(steps) == 1 {
-				c.arena = append(c.arena, ids[i])
-			} else {
-				c.collectChildPath(ids[i], steps[1:])
-			}
-		}
-		return
-	}
 	for i, name := range names {
-		if (st.any || name == st.name) && (st.pred == nil || st.pred(c, ids[i])) {
-			if len(steps) == 1 {
-				c.arena = append(c.arena, ids[i])
-			} else {
-				c.collectChildPath(ids[i], steps[1:])
-			}
+		if !st.takes(c, name, ids[i]) {
+			continue
+		}
+		if len(steps) == 1 {
+			c.arena = append(c.arena, ids[i])
+		} else {
+			c.collectChildPath(ids[i], steps[1:])
 		}
 	}
 }
@@ -328,7 +317,7 @@ func (c *Ctx) countChildPath(x xmltree.NodeID, steps []pathStep) int {
 	ids, names := c.t.ChildElements(x)
 	k := 0
 	for i, name := range names {
-		if st.any || name == st.name {
+		if st.takes(c, name, ids[i]) {
 			if len(steps) == 1 {
 				k++
 			} else {
@@ -343,34 +332,35 @@ func (c *Ctx) countChildPath(x xmltree.NodeID, steps []pathStep) int {
 func (c *Ctx) firstChildPath(x xmltree.NodeID, steps []pathStep) xmltree.NodeID {
 	st := &steps[0]
 	ids, names := c.t.ChildElements(x)
-	if !st.any && st.pred == nil { // the usual step: a name
-		want := st.name
-		for i, name := range names {
-			if name != want {
-				continue
-			}
-			if len(steps) == 1 {
-				return ids[i]
-			}
-			if y := c.firstChildPath(ids[i], steps[1:]); y != xmltree.None {
-				return y
-			}
-		}
-		return xmltree.None
-	}
 	for i, name := range names {
-		if (st.any || name == st.name) && (st.pred == nil || st.pred(c, ids[i])) {
-			if len(steps) == 1 {
-				return ids[i]
-			}
-			if y := c.firstChildPath(ids[i], steps[1:]); y != xmltree.None {
-				return y
-			}
+		if !st.takes(c, name, ids[i]) {
+			continue
+		}
+		if len(steps) == 1 {
+			return ids[i]
+		}
+		if y := c.firstChildPath(ids[i], steps[1:]); y != xmltree.None {
+			return y
 		}
 	}
 	return xmltree.None
 }
 
-func (st *pathStep) matches(c *Ctx, x xmltree.NodeID) bool {
-	return (st.any || c.t.Name(x) == st.name) && (st.pred == nil || st.pred(c, x))
+func (st *pathStep) matches(c *Ctx, x xmltree.NodeID) bool { return st.takes(c, c.t.Name(x), x) }
+
+// takes reports whether element x, of the name, passes the step; the usual step, a name, is one
+// comparison.
+func (st *pathStep) takes(c *Ctx, name xmltree.Name, x xmltree.NodeID) bool {
+	if st.plain {
+		return name == st.name
+	}
+	return st.takesOther(c, name, x)
+}
+
+// takesOther is takes for the other steps, kept out of takes so that takes is inlined in the loops
+// over children.
+//
+//go:noinline
+func (st *pathStep) takesOther(c *Ctx, name xmltree.Name, x xmltree.NodeID) bool {
+	return (st.any || name == st.name) && (st.pred == nil || st.pred(c, x))
 }

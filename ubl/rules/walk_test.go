@@ -9,9 +9,10 @@ import (
 	"einvoice/ubl/xmltree"
 )
 
-// The shortcuts for paths of named child steps (Count, Any, Eq, One, First walk the children without
-// keeping a node list) select what the general evaluation selects, on random documents.
-func TestChildStepShortcutsAgreeWithTheGeneralWalk(t *testing.T) {
+// Paths of child steps select, through every way of evaluating them (Nodes, and the shortcuts Count,
+// Any, Eq, One and First, which walk the children without keeping a node list), what a plain walk of
+// the tree selects, on random documents.
+func TestChildStepPathsAgreeWithAPlainWalk(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
 	names := []string{"cac:Party", "cbc:ID", "cbc:Name", "cac:PartyName"}
 	var gen func(b *strings.Builder, depth int)
@@ -46,9 +47,12 @@ func TestChildStepShortcutsAgreeWithTheGeneralWalk(t *testing.T) {
 				if tr.Kind(n) != xmltree.Element {
 					continue
 				}
-				want := slices.Clone(c.selectAll(n, p)) // the general walk
+				want := walkChildSteps(tr, n, strings.Split(text, "/"))
 				if got := c.Count(n, p); got != len(want) {
 					t.Fatalf("%s from %s: count %d, want %d", text, tr.Path(n), got, len(want))
+				}
+				if got := c.Nodes(n, p); !slices.Equal(got, want) {
+					t.Fatalf("%s from %s: nodes %v, want %v", text, tr.Path(n), got, want)
 				}
 				first := xmltree.None
 				if len(want) > 0 {
@@ -85,4 +89,20 @@ func TestChildStepShortcutsAgreeWithTheGeneralWalk(t *testing.T) {
 		c.release()
 		tr.Release()
 	}
+}
+
+// walkChildSteps is what steps ("cbc:ID", "*") select from n, following the tree's links.
+func walkChildSteps(tr *xmltree.Tree, n xmltree.NodeID, steps []string) []xmltree.NodeID {
+	var out []xmltree.NodeID
+	for x := tr.FirstChild(n); x != xmltree.None; x = tr.NextSibling(x) {
+		if steps[0] != "*" && tr.Name(x) != MustName(steps[0]) {
+			continue
+		}
+		if len(steps) == 1 {
+			out = append(out, x)
+		} else {
+			out = append(out, walkChildSteps(tr, x, steps[1:])...)
+		}
+	}
+	return out
 }

@@ -232,21 +232,7 @@ func (c *Ctx) Attr(n xmltree.NodeID, name xmltree.Name) (string, bool) {
 
 // Eq is the general comparison "p = 'lit'": some selected node's string value equals lit.
 func (c *Ctx) Eq(n xmltree.NodeID, p *Path, lit string) bool {
-	if p.oneName && n != xmltree.None {
-		ids, names := c.t.ChildElements(n)
-		for i, name := range names {
-			if name == p.steps[0].name && c.Str(ids[i]) == lit {
-				return true
-			}
-		}
-		return false
-	}
-	for _, x := range c.selectNodes(n, p) {
-		if c.Str(x) == lit {
-			return true
-		}
-	}
-	return false
+	return c.Any(n, p, func(x xmltree.NodeID) bool { return c.Str(x) == lit })
 }
 
 // Norm is XPath normalize-space. A value that is already normal is returned as it is.
