@@ -149,6 +149,7 @@ func validate(data []byte, profile Profile, lang string) (*Result, *xmltree.Tree
 		return r, t
 	}
 	r.Findings = slices.Grow(r.Findings, len(findings))
+	r.Fatal, r.Warning = countMaps(findings)
 	lastNode, lastPath := xmltree.None, ""
 	for _, f := range findings {
 		counts := r.Fatal
@@ -162,6 +163,18 @@ func validate(data []byte, profile Profile, lang string) (*Result, *xmltree.Tree
 		r.Findings = append(r.Findings, Finding{Rule: f.Assert.ID, Flag: f.Assert.Flag.String(), Location: lastPath, Message: f.Assert.Message(lang)})
 	}
 	return r, t
+}
+
+// countMaps makes the fatal and warning count maps with room for the findings' rule ids, so that they
+// do not grow (and copy themselves) while the ids are counted.
+func countMaps(findings []rules.Finding) (fatal, warning map[string]int) {
+	warnings := 0
+	for _, f := range findings {
+		if f.Assert.Flag == rules.Warning {
+			warnings++
+		}
+	}
+	return make(map[string]int, len(findings)-warnings), make(map[string]int, warnings)
 }
 
 // inLang picks the Portuguese or English text. (Details from the parser and the schema check, such as
