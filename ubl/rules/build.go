@@ -1,6 +1,11 @@
 package rules
 
-import "einvoice/ubl/xmltree"
+import (
+	"slices"
+	"strings"
+
+	"einvoice/ubl/xmltree"
+)
 
 // Test is an assert's test on the context element.
 type Test = func(c *Ctx, n xmltree.NodeID) bool
@@ -16,21 +21,50 @@ func NewFamily(members []*Assert, fired func(c *Ctx, n xmltree.NodeID, fire func
 	return &Assert{ID: members[0].ID, Flag: members[0].Flag, Members: members, Fired: fired}
 }
 
-// NewGuarded makes one assert of asserts that can only fire where guard holds: elsewhere none of them
-// is evaluated. Where it holds, each fires as it would alone, in order. (The notes' tag checks, for
-// instance, all need a note that starts with "#"; most notes are free text.)
-func NewGuarded(guard Test, members ...*Assert) *Assert {
-	for _, m := range members {
-		if m.Test == nil {
-			panic("rules: a guarded assert needs a test of its own: " + m.ID)
+// OnPrefix is an assert that can only fire on an element whose string value, leading blanks aside,
+// starts with one of Prefixes (a note's tag check needs a note that starts with its tag).
+type OnPrefix struct {
+	*Assert
+	Prefixes []string
+}
+
+// NewByPrefix makes one assert of asserts that can each fire only where the text starts with one of its
+// prefixes: on an element, only the members with a prefix the text starts with are evaluated, and they
+// fire as they would alone, in order. (Most notes are free text, and a tagged note has one tag of the
+// many that have checks.)
+func NewByPrefix(members ...OnPrefix) *Assert {
+	var prefixes []string // the distinct prefixes
+	uses := make([]uint64, len(members))
+	asserts := make([]*Assert, len(members))
+	for i, m := range members {
+		if m.Test == nil || len(m.Prefixes) == 0 {
+			panic("rules: a member of NewByPrefix needs a test and a prefix: " + m.ID)
 		}
+		for _, p := range m.Prefixes {
+			k := slices.Index(prefixes, p)
+			if k < 0 {
+				k, prefixes = len(prefixes), append(prefixes, p)
+			}
+			if k >= 64 {
+				panic("rules: more than 64 prefixes in one NewByPrefix")
+			}
+			uses[i] |= 1 << k
+		}
+		asserts[i] = m.Assert
 	}
-	return NewFamily(members, func(c *Ctx, n xmltree.NodeID, fire func(*Assert)) {
-		if !guard(c, n) {
+	return NewFamily(asserts, func(c *Ctx, n xmltree.NodeID, fire func(*Assert)) {
+		s := TrimLeftBlanks(c.Str(n))
+		var starts uint64
+		for k, p := range prefixes {
+			if strings.HasPrefix(s, p) {
+				starts |= 1 << k
+			}
+		}
+		if starts == 0 {
 			return
 		}
-		for _, m := range members {
-			if m.Test(c, n) == m.Report {
+		for i, m := range asserts {
+			if uses[i]&starts != 0 && m.Test(c, n) == m.Report {
 				fire(m)
 			}
 		}

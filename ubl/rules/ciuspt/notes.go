@@ -107,30 +107,39 @@ func (t noteTag) value(c *ctx, x node) string { return tagValue(c.Str(x), t.open
 func (t noteTag) notes(c *ctx, x node) int    { return countNotes(c, x, t) }
 
 // plainTagAsserts are the value (.1), form (.2) and count (.3/.4 or .3) checks of a plain tag.
-func valueCheck(id string, t noteTag, ok func(string) bool, what, whatPT string) *rules.Assert {
-	return fatalR(id, func(c *ctx, x node) bool { return t.starts(c, x) && !ok(t.value(c, x)) },
-		fmt.Sprintf("The value of note %s shall be %s.", t.open, what), fmt.Sprintf("O valor da nota %s deve ser %s.", t.open, whatPT))
+func valueCheck(id string, t noteTag, ok func(string) bool, what, whatPT string) rules.OnPrefix {
+	return onTag(t.open, fatalR(id, func(c *ctx, x node) bool { return t.starts(c, x) && !ok(t.value(c, x)) },
+		fmt.Sprintf("The value of note %s shall be %s.", t.open, what), fmt.Sprintf("O valor da nota %s deve ser %s.", t.open, whatPT)))
 }
 
-func formCheck(id string, t noteTag) *rules.Assert {
-	return fatalR(id, func(c *ctx, x node) bool { return t.starts(c, x) && !t.form.MatchString(c.Str(x)) },
-		fmt.Sprintf("Note %s shall be written %svalue#.", t.open, t.open), fmt.Sprintf("A nota %s deve ser escrita %svalor#.", t.open, t.open))
+func formCheck(id string, t noteTag) rules.OnPrefix {
+	return onTag(t.open, fatalR(id, func(c *ctx, x node) bool { return t.starts(c, x) && !t.form.MatchString(c.Str(x)) },
+		fmt.Sprintf("Note %s shall be written %svalue#.", t.open, t.open), fmt.Sprintf("A nota %s deve ser escrita %svalor#.", t.open, t.open)))
 }
 
-func atMostOnce(id string, t noteTag) *rules.Assert {
-	return fatalR(id, func(c *ctx, x node) bool { return t.starts(c, x) && t.notes(c, x) > 1 },
-		fmt.Sprintf("Note %s shall occur only once.", t.open), fmt.Sprintf("A nota %s só pode ocorrer uma vez.", t.open))
+func atMostOnce(id string, t noteTag) rules.OnPrefix {
+	return onTag(t.open, fatalR(id, func(c *ctx, x node) bool { return t.starts(c, x) && t.notes(c, x) > 1 },
+		fmt.Sprintf("Note %s shall occur only once.", t.open), fmt.Sprintf("A nota %s só pode ocorrer uma vez.", t.open)))
 }
 
 // requires: a note with one of the tags in when needs a well-formed note of tag t.
-func requires(id string, t noteTag, when ...noteTag) *rules.Assert {
-	return fatalR(id, func(c *ctx, x node) bool {
+func requires(id string, t noteTag, when ...noteTag) rules.OnPrefix {
+	opens := make([]string, len(when))
+	for i, w := range when {
+		opens[i] = w.open
+	}
+	return rules.OnPrefix{Prefixes: opens, Assert: fatalR(id, func(c *ctx, x node) bool {
 		found := false
 		for _, w := range when {
 			found = found || w.starts(c, x)
 		}
 		return found && t.notes(c, x) < 1
-	}, fmt.Sprintf("This note needs a note %s.", t.open), fmt.Sprintf("Esta nota exige uma nota %s.", t.open))
+	}, fmt.Sprintf("This note needs a note %s.", t.open), fmt.Sprintf("Esta nota exige uma nota %s.", t.open))}
+}
+
+// onTag is a check that can only fire on a note that starts with tag.
+func onTag(tag string, a *rules.Assert) rules.OnPrefix {
+	return rules.OnPrefix{Assert: a, Prefixes: []string{tag}}
 }
 
 // indexed is a "#TAG-nnn#value#" tag and its companions of the same index.
@@ -161,7 +170,7 @@ func (t indexed) key(s string) string { return t.prefix() + tagValue(s, t.prefix
 
 // indexedAsserts are the checks of an indexed tag: form (.1), value (.2), no duplicate note (.3), and a
 // companion of the same index for each other tag of its group (.4, .5, .6).
-func indexedAsserts(n int, t indexed, value func(string) bool, what, whatPT string, companions ...indexed) []*rules.Assert {
+func indexedAsserts(n int, t indexed, value func(string) bool, what, whatPT string, companions ...indexed) []rules.OnPrefix {
 	id := func(k int) string { return fmt.Sprintf("DT-CIUS-PT-020_%d.%d", n, k) }
 	out := []*rules.Assert{
 		fatalR(id(1), func(c *ctx, x node) bool { return startsWith(c, x, t.prefix()) && !t.form.MatchString(c.Str(x)) },
@@ -201,7 +210,11 @@ func indexedAsserts(n int, t indexed, value func(string) bool, what, whatPT stri
 		}, "Note "+t.prefix()+"nnn needs a note "+comp.prefix()+"nnn with the same index.",
 			"A nota "+t.prefix()+"nnn exige uma nota "+comp.prefix()+"nnn com o mesmo índice."))
 	}
-	return out
+	checks := make([]rules.OnPrefix, len(out))
+	for i, a := range out {
+		checks[i] = onTag(t.pre, a)
+	}
+	return checks
 }
 
 // noteAsserts are the checks of the document notes (BT-22), in the official order.
@@ -211,9 +224,10 @@ func noteAsserts() []*rules.Assert {
 	len20 := func(s string) bool { return fitsLength(s, 20, false) }
 	len50 := func(s string) bool { return fitsLength(s, 50, false) }
 	len150 := func(s string) bool { return fitsLength(s, 150, false) }
-	out := []*rules.Assert{
-		fatal("DT-CIUS-PT-020", func(c *ctx, x node) bool { return fitsLength(c.Str(x), 500, true) },
-			"A note (BT-22) shall have 1 to 500 characters.", "Uma nota (BT-22) deve ter entre 1 e 500 caracteres."),
+	length := fatal("DT-CIUS-PT-020", func(c *ctx, x node) bool { return fitsLength(c.Str(x), 500, true) },
+		"A note (BT-22) shall have 1 to 500 characters.", "Uma nota (BT-22) deve ter entre 1 e 500 caracteres.")
+	const additional = "#ADDITIONALPROPERTY#"
+	out := []rules.OnPrefix{
 		valueCheck("DT-CIUS-PT-020_2.1", tagSourceCurrency, func(v string) bool { return inList(v, currencies) }, "a currency code", "um código de moeda"),
 		formCheck("DT-CIUS-PT-020_2.2", tagSourceCurrency),
 		requires("DT-CIUS-PT-020_2.3", tagSourceCurrency, tagRate),
@@ -225,16 +239,16 @@ func noteAsserts() []*rules.Assert {
 		valueCheck("DT-CIUS-PT-020_4.1", tagPeriodDesc, len150, "1 to 150 characters", "de 1 a 150 caracteres"),
 		formCheck("DT-CIUS-PT-020_4.2", tagPeriodDesc),
 		atMostOnce("DT-CIUS-PT-020_4.3", tagPeriodDesc),
-		fatalR("DT-CIUS-PT-020_5.1", func(c *ctx, x node) bool {
-			return startsWith(c, x, "#ADDITIONALPROPERTY#") && !len50(tagValue(c.Str(x), "#ADDITIONALPROPERTY#"))
-		}, "The name in note #ADDITIONALPROPERTY# shall have 1 to 50 characters.", "O nome na nota #ADDITIONALPROPERTY# deve ter entre 1 e 50 caracteres."),
-		fatalR("DT-CIUS-PT-020_5.2", func(c *ctx, x node) bool {
+		onTag(additional, fatalR("DT-CIUS-PT-020_5.1", func(c *ctx, x node) bool {
+			return startsWith(c, x, additional) && !len50(tagValue(c.Str(x), additional))
+		}, "The name in note #ADDITIONALPROPERTY# shall have 1 to 50 characters.", "O nome na nota #ADDITIONALPROPERTY# deve ter entre 1 e 50 caracteres.")),
+		onTag(additional, fatalR("DT-CIUS-PT-020_5.2", func(c *ctx, x node) bool {
 			s := c.Str(x)
-			return startsWith(c, x, "#ADDITIONALPROPERTY#") && !len50(rules.Norm(before(after(after(s, "#ADDITIONALPROPERTY#"), "#"), "#")))
-		}, "The value in note #ADDITIONALPROPERTY# shall have 1 to 50 characters.", "O valor na nota #ADDITIONALPROPERTY# deve ter entre 1 e 50 caracteres."),
-		fatalR("DT-CIUS-PT-020_5.3", func(c *ctx, x node) bool {
-			return startsWith(c, x, "#ADDITIONALPROPERTY#") && !reAdditionalProp.MatchString(c.Str(x))
-		}, "Note #ADDITIONALPROPERTY# shall be written #ADDITIONALPROPERTY#name#value#.", "A nota #ADDITIONALPROPERTY# deve ser escrita #ADDITIONALPROPERTY#nome#valor#."),
+			return startsWith(c, x, additional) && !len50(rules.Norm(before(after(after(s, additional), "#"), "#")))
+		}, "The value in note #ADDITIONALPROPERTY# shall have 1 to 50 characters.", "O valor na nota #ADDITIONALPROPERTY# deve ter entre 1 e 50 caracteres.")),
+		onTag(additional, fatalR("DT-CIUS-PT-020_5.3", func(c *ctx, x node) bool {
+			return startsWith(c, x, additional) && !reAdditionalProp.MatchString(c.Str(x))
+		}, "Note #ADDITIONALPROPERTY# shall be written #ADDITIONALPROPERTY#name#value#.", "A nota #ADDITIONALPROPERTY# deve ser escrita #ADDITIONALPROPERTY#nome#valor#.")),
 		valueCheck("DT-CIUS-PT-020_6.1", tagProgramNumber, len20, "1 to 20 characters", "de 1 a 20 caracteres"),
 		formCheck("DT-CIUS-PT-020_6.2", tagProgramNumber),
 		requires("DT-CIUS-PT-020_6.3", tagProgramNumber, tagProgramHash, tagProgramDesc),
@@ -254,12 +268,9 @@ func noteAsserts() []*rules.Assert {
 	out = append(out, indexedAsserts(13, tagATMRef, len20, "1 to 20 characters", "de 1 a 20 caracteres", tagATMEnt, tagATMAmt)...)
 	out = append(out, indexedAsserts(14, tagATMAmt, reTagAmount.MatchString, "an amount with 2 decimals", "um valor com 2 casas decimais", tagATMEnt, tagATMRef)...)
 	out = append(out, indexedAsserts(15, tagATMDesc, len150, "1 to 150 characters", "de 1 a 150 caracteres", tagATMEnt, tagATMRef, tagATMAmt)...)
-	// Every check after the first is of a tag: none can fire on a note that does not start with "#".
-	return []*rules.Assert{out[0], rules.NewGuarded(startsWithHash, out[1:]...)}
+	// Every check but the length is of a tag: a note is checked only by the checks of the tag it starts with.
+	return []*rules.Assert{length, rules.NewByPrefix(out...)}
 }
-
-// startsWithHash: the note (or attribute name) starts with "#", as every tag does.
-func startsWithHash(c *ctx, x node) bool { return startsWith(c, x, "#") }
 
 var (
 	reBillingRef      = rules.Re(`^(#(ID@INVOICEDOCUMENTREFERENCE@BILLINGREFERENCE)-([0-9]{3})#)$`)
@@ -275,8 +286,8 @@ var (
 // tagged line data.
 func itemPropertyAsserts() []*rules.Assert {
 	// perLine: the tag occurs on at most as many attributes as there are lines.
-	perLine := func(id, open string, re interface{ MatchString(string) bool }) *rules.Assert {
-		return fatalR(id, func(c *ctx, x node) bool {
+	perLine := func(id, open string, re interface{ MatchString(string) bool }) rules.OnPrefix {
+		return onTag(open, fatalR(id, func(c *ctx, x node) bool {
 			if !startsWith(c, x, open) {
 				return false
 			}
@@ -298,15 +309,16 @@ func itemPropertyAsserts() []*rules.Assert {
 				}
 				return tagged > c.Count(root, pRootLinesOf)+c.Count(root, pRootCNLinesOf)
 			})
-		}, "Item attribute "+open+" shall occur at most once per line.", "O atributo "+open+" só pode ocorrer uma vez por linha.")
+		}, "Item attribute "+open+" shall occur at most once per line.", "O atributo "+open+" só pode ocorrer uma vez por linha."))
 	}
+	const billingRef = "#ID@INVOICEDOCUMENTREFERENCE@BILLINGREFERENCE-"
 	return []*rules.Assert{
 		length("DT-CIUS-PT-139", "Name", 200),
-		rules.NewGuarded(startsWithHash, // every check but the length is of a tag, which starts with "#"
-			fatalR("DT-CIUS-PT-139_1", func(c *ctx, x node) bool {
-				return startsWith(c, x, "#ID@INVOICEDOCUMENTREFERENCE@BILLINGREFERENCE-") && !reBillingRef.MatchString(c.Str(x))
-			}, "Item attribute #ID@INVOICEDOCUMENTREFERENCE@BILLINGREFERENCE-nnn# shall be written with a three-digit index.",
-				"O atributo #ID@INVOICEDOCUMENTREFERENCE@BILLINGREFERENCE-nnn# deve ter um índice de três dígitos."),
+		rules.NewByPrefix( // every check but the length is of a tag
+			onTag(billingRef, fatalR("DT-CIUS-PT-139_1", func(c *ctx, x node) bool {
+				return startsWith(c, x, billingRef) && !reBillingRef.MatchString(c.Str(x))
+			}, "Item attribute "+billingRef+"nnn# shall be written with a three-digit index.",
+				"O atributo "+billingRef+"nnn# deve ter um índice de três dígitos.")),
 			perLine("DT-CIUS-PT-139_2", "#TAXEXEMPTIONREASONCODE@CLASSIFIEDTAXCATEGORY#", reExemptionCode),
 			perLine("DT-CIUS-PT-139_3", "#TAXEXEMPTIONREASON@CLASSIFIEDTAXCATEGORY#", reExemptionText),
 			perLine("DT-CIUS-PT-139_5", "#LINEID@COMMITMENTLINEREFERENCE#", reLineCommitment)),
