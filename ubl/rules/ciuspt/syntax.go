@@ -168,21 +168,24 @@ func unusedElements() *rules.Assert {
 		}
 		var learn []learnt
 		memo.RLock()
-		for n := invoice + 1; n < t.SubtreeEnd(invoice); n++ {
+		known := memo.rules
+		for n, end := invoice+1, t.SubtreeEnd(invoice); n < end; n++ {
 			if t.Kind(n) != xmltree.Element {
 				continue
 			}
 			id, ok := c.PathID(n)
 			var fired []int32
-			if ok && int(id) < len(memo.rules) && memo.rules[id] != nil {
-				fired = memo.rules[id]
+			if ok && int(id) < len(known) && known[id] != nil {
+				fired = known[id]
 			} else {
 				fired = crOf(t, invoice, n, trie)
 				if ok {
 					learn = append(learn, learnt{id, fired})
 				}
 			}
-			present = append(present, fired...)
+			if len(fired) > 0 {
+				present = append(present, fired...)
+			}
 		}
 		memo.RUnlock()
 		if len(learn) > 0 {
