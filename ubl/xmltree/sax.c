@@ -1,5 +1,13 @@
-// SAX2 front end on libxml2: parses a document held in memory straight into the node array the Go side
+// SAX front end on libxml2: parses a document held in memory straight into the node array the Go side
 // uses. No DOM is built, no DTD is accepted, no entity is loaded, nothing is fetched from the network.
+//
+// libxml2 is driven through its SAX1 interface, which hands over names as written ("cbc:ID") and
+// leaves namespaces to us: its SAX2 interface interns prefix and local name separately, compares end
+// tags by both and keeps its own namespace table, which together cost a fifth of its time. The
+// namespace processing here makes the checks libxml2's SAX2 parser makes (Namespaces in XML 1.0: QName
+// syntax, declared prefixes, the reserved xml and xmlns names, non-empty prefixed declarations, URIs
+// libxml2 can parse, no attribute twice by expanded name), and a document that fails one is not
+// well-formed, as it is with SAX2.
 //
 // A parser is kept from one document to the next: libxml2's context (and with it the dictionary where
 // libxml2 interns names) and the table that numbers names. Names are then numbered once per parser, not
@@ -8,28 +16,64 @@
 #include <libxml/parser.h>
 #include <libxml/parserInternals.h>
 #include <libxml/SAX2.h>
+#include <libxml/uri.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-// A name as the parser hands it over: libxml2 interns names in its dictionary, so the three pointers
-// identify a name without comparing strings. (Were two pointers ever to differ for equal strings, the
-// name would only be numbered twice; the Go side maps both to the same Name.)
+// A name as the parser hands it over: libxml2 interns names as written in its dictionary, and we
+// intern namespace URIs there, so the two pointers identify a name without comparing strings. (Were
+// two pointers ever to differ for equal strings, the name would only be numbered twice; the Go side
+// maps both to the same Name.)
 typedef struct {
-	const xmlChar *uri, *prefix, *local;
+	const xmlChar *uri, *qname;
 	unsigned int index;
 } name_slot;
 
 typedef struct {
 	int id, last_child, last_elem;
+	int ns_start, ns_state; // the namespace bindings in scope before this element's own, and their state
 } open_element;
+
+// A namespace binding in scope: a prefix (NULL for the default namespace) and its URI, interned in
+// libxml2's dictionary (NULL: no namespace, as xmlns="" declares).
+typedef struct {
+	const xmlChar *prefix;
+	int prefix_len;
+	const xmlChar *uri;
+} ns_binding;
+
+typedef struct {
+	const xmlChar *uri, *local;
+} att_name;
+
+// The bindings in scope are numbered as states: 0 is none, and declaring a prefix in state s leads to
+// one state, the same in every document. Names resolved in a state are remembered by state, so that a
+// name is resolved once per parser rather than once per element. An empty slot has id 0.
+typedef struct {
+	const xmlChar *prefix, *uri;
+	int parent, id;
+} ns_state;
+
+typedef struct {
+	const xmlChar *qname; // NULL: empty slot
+	int state, attribute;
+	int colon;
+	const xmlChar *uri;
+	unsigned int name;
+} resolved_name;
+
+// Past these sizes (a document that declares namespaces over and over), the tables start afresh with
+// the next document.
+enum { MAX_NS_STATES = 1 << 14, MAX_RESOLVED = 1 << 16 };
 
 struct einv_parser {
 	xmlParserCtxtPtr ctxt;
 	xmlSAXHandler handler;
 	einv_result *r;
 
-	name_slot *names; // open addressing, power-of-two size, empty slots have local == NULL
+	name_slot *names; // open addressing, power-of-two size, empty slots have qname == NULL
 	unsigned int names_cap, names_len;
 
 	size_t nodes_cap, attrs_cap, data_cap, new_names_cap;
@@ -39,6 +83,16 @@ struct einv_parser {
 
 	open_element *open;
 	int depth, open_cap, max_depth; // open holds open_cap >= max_depth + 1 elements
+	ns_binding *ns;
+	int ns_len;
+	size_t ns_cap;
+	att_name *att_names; // the attributes of the element being read, by namespace and local name
+	size_t att_names_cap;
+	int ns_state; // the state of the bindings in scope
+	ns_state *states; // open addressing by (parent, prefix, uri), power-of-two size
+	unsigned int states_cap, states_len;
+	resolved_name *resolved; // open addressing by (qname, state, attribute), power-of-two size
+	unsigned int resolved_cap, resolved_len;
 	int run;            // the text node being read, or RUN_NONE, or RUN_BLANK
 	size_t blank_start; // with RUN_BLANK: where the run's text starts in data
 	long max_text;
@@ -64,8 +118,7 @@ static void stop(einv_parser *p, int code) {
 	xmlStopParser(p->ctxt);
 }
 
-static int put_name_part(einv_parser *p, const xmlChar *s) {
-	unsigned int n = s ? (unsigned int)strlen((const char *)s) : 0;
+static int put_name_part(einv_parser *p, const xmlChar *s, unsigned int n) {
 	if (!reserve((void **)&p->new_names, &p->new_names_cap, p->r->new_names_len, n + 4, 1)) return 0;
 	memcpy(p->new_names + p->r->new_names_len, &n, 4);
 	memcpy(p->new_names + p->r->new_names_len + 4, s, n);
@@ -73,32 +126,35 @@ static int put_name_part(einv_parser *p, const xmlChar *s) {
 	return 1;
 }
 
-static size_t slot_of(const name_slot *t, unsigned int cap, const xmlChar *uri, const xmlChar *prefix, const xmlChar *local) {
-	unsigned long long h = ((unsigned long long)(size_t)local ^ (unsigned long long)(size_t)uri * 3u ^
-		(unsigned long long)(size_t)prefix * 7u) * 0x9E3779B97F4A7C15ull;
+static size_t slot_of(const name_slot *t, unsigned int cap, const xmlChar *uri, const xmlChar *qname) {
+	unsigned long long h = ((unsigned long long)(size_t)qname ^ (unsigned long long)(size_t)uri * 3u) * 0x9E3779B97F4A7C15ull;
 	h ^= h >> 29;
 	size_t i = h & (cap - 1);
-	while (t[i].local && !(t[i].local == local && t[i].uri == uri && t[i].prefix == prefix)) i = (i + 1) & (cap - 1);
+	while (t[i].qname && !(t[i].qname == qname && t[i].uri == uri)) i = (i + 1) & (cap - 1);
 	return i;
 }
 
 // name_number is the parser's number of a name plus one, numbering it (and recording it among this
 // parse's new names) the first time it is seen; 0 when memory runs out.
-static unsigned int name_number(einv_parser *p, const xmlChar *uri, const xmlChar *prefix, const xmlChar *local) {
+// qname is the name as written; colon is where its ":" is, or -1.
+static unsigned int name_number(einv_parser *p, const xmlChar *uri, const xmlChar *qname, int colon) {
 	if (2 * (p->names_len + 1) > p->names_cap) {
 		unsigned int cap = p->names_cap ? 2 * p->names_cap : 256;
 		name_slot *t = calloc(cap, sizeof *t);
 		if (!t) return 0;
 		for (unsigned int i = 0; i < p->names_cap; i++)
-			if (p->names[i].local) t[slot_of(t, cap, p->names[i].uri, p->names[i].prefix, p->names[i].local)] = p->names[i];
+			if (p->names[i].qname) t[slot_of(t, cap, p->names[i].uri, p->names[i].qname)] = p->names[i];
 		free(p->names);
 		p->names = t;
 		p->names_cap = cap;
 	}
-	size_t i = slot_of(p->names, p->names_cap, uri, prefix, local);
-	if (p->names[i].local) return p->names[i].index + 1;
-	if (!put_name_part(p, uri) || !put_name_part(p, prefix) || !put_name_part(p, local)) return 0;
-	p->names[i] = (name_slot){ uri, prefix, local, p->names_len };
+	size_t i = slot_of(p->names, p->names_cap, uri, qname);
+	if (p->names[i].qname) return p->names[i].index + 1;
+	unsigned int prefix_len = colon < 0 ? 0 : (unsigned int)colon, local = colon + 1;
+	if (!put_name_part(p, uri, uri ? (unsigned int)strlen((const char *)uri) : 0) || !put_name_part(p, qname, prefix_len) ||
+			!put_name_part(p, qname + local, (unsigned int)strlen((const char *)qname + local)))
+		return 0;
+	p->names[i] = (name_slot){ uri, qname, p->names_len };
 	return ++p->names_len;
 }
 
@@ -151,8 +207,149 @@ static void end_run(einv_parser *p, int child_starts) {
 	p->run = RUN_NONE;
 }
 
-static void on_start(void *ctx, const xmlChar *localname, const xmlChar *prefix, const xmlChar *uri,
-		int nb_namespaces, const xmlChar **namespaces, int nb_attributes, int nb_defaulted, const xmlChar **attrs) {
+// ns_error records a namespace error, which makes the document not well-formed, and stops the parser.
+static void ns_error(einv_parser *p, const char *what, const xmlChar *name) {
+	einv_result *r = p->r;
+	r->errors++;
+	if (r->first_error[0] == 0) {
+		r->first_error_line = p->ctxt->input ? p->ctxt->input->line : 0;
+		snprintf(r->first_error, sizeof r->first_error, "namespace error: %s%s%s", what, name ? ": " : "", name ? (const char *)name : "");
+	}
+	xmlStopParser(p->ctxt);
+}
+
+// name_start_only reports whether the UTF-8 character at s may go on a name but not start one (XML 1.0
+// fifth edition: NameChar less NameStartChar).
+static int name_start_only(const xmlChar *s) {
+	if (s[0] < 0x80) return s[0] == '-' || s[0] == '.' || (s[0] >= '0' && s[0] <= '9');
+	unsigned int c;
+	if ((s[0] & 0xE0) == 0xC0) c = (s[0] & 0x1Fu) << 6 | (s[1] & 0x3Fu);
+	else if ((s[0] & 0xF0) == 0xE0) c = (s[0] & 0x0Fu) << 12 | (s[1] & 0x3Fu) << 6 | (s[2] & 0x3Fu);
+	else return 0;
+	return c == 0xB7 || (c >= 0x300 && c <= 0x36F) || c == 0x203F || c == 0x2040;
+}
+
+// qname_colon is where a name's ":" is (-1 for none), or -2 when the name, which libxml2 has read as
+// an XML Name, is not a QName: a ":" first or last, two of them, or a local part that cannot start a
+// name.
+static int qname_colon(const xmlChar *name) {
+	const xmlChar *c = (const xmlChar *)strchr((const char *)name, ':');
+	if (!c) return -1;
+	if (c == name || c[1] == 0 || strchr((const char *)c + 1, ':') || name_start_only(c + 1)) return -2;
+	return (int)(c - name);
+}
+
+// ns_uri is the namespace of a prefix (the first len bytes of name; len 0: the default namespace) in
+// scope; *bound is 0 when the prefix is not declared.
+static const xmlChar *ns_uri(einv_parser *p, const xmlChar *name, int len, int *bound) {
+	*bound = 1;
+	if (len == 3 && memcmp(name, "xml", 3) == 0) return p->ctxt->str_xml_ns;
+	for (int i = p->ns_len - 1; i >= 0; i--) {
+		const ns_binding *b = &p->ns[i];
+		if (b->prefix_len == len && (len == 0 || memcmp(b->prefix, name, (size_t)len) == 0)) return b->uri;
+	}
+	*bound = len == 0; // no default namespace declared: no namespace
+	return NULL;
+}
+
+static size_t mix(unsigned long long h, unsigned int cap) {
+	h *= 0x9E3779B97F4A7C15ull;
+	return (size_t)((h ^ h >> 29) & (cap - 1));
+}
+
+static size_t state_slot(const ns_state *t, unsigned int cap, int parent, const xmlChar *prefix, const xmlChar *uri) {
+	size_t i = mix((unsigned long long)(size_t)prefix ^ (unsigned long long)(size_t)uri * 3u ^ (unsigned long long)parent * 7u, cap);
+	while (t[i].id && !(t[i].parent == parent && t[i].prefix == prefix && t[i].uri == uri)) i = (i + 1) & (cap - 1);
+	return i;
+}
+
+// next_state is the state after declaring prefix (NULL: the default namespace) as uri in state parent;
+// 0 when memory runs out.
+static int next_state(einv_parser *p, int parent, const xmlChar *prefix, const xmlChar *uri) {
+	if (2 * (p->states_len + 1) > p->states_cap) {
+		unsigned int cap = p->states_cap ? 2 * p->states_cap : 64;
+		ns_state *t = calloc(cap, sizeof *t);
+		if (!t) return 0;
+		for (unsigned int i = 0; i < p->states_cap; i++)
+			if (p->states[i].id) t[state_slot(t, cap, p->states[i].parent, p->states[i].prefix, p->states[i].uri)] = p->states[i];
+		free(p->states);
+		p->states = t;
+		p->states_cap = cap;
+	}
+	size_t i = state_slot(p->states, p->states_cap, parent, prefix, uri);
+	if (!p->states[i].id) p->states[i] = (ns_state){ prefix, uri, parent, (int)++p->states_len };
+	return p->states[i].id;
+}
+
+static size_t resolved_slot(const resolved_name *t, unsigned int cap, const xmlChar *qname, int state, int attribute) {
+	size_t i = mix((unsigned long long)(size_t)qname ^ (unsigned long long)(2 * state + attribute) * 7u, cap);
+	while (t[i].qname && !(t[i].qname == qname && t[i].state == state && t[i].attribute == attribute)) i = (i + 1) & (cap - 1);
+	return i;
+}
+
+// resolve is an element's (or, with attribute, an attribute's) name resolved in the bindings in scope,
+// with its name number; NULL after a namespace error, or when memory runs out (the parser is then
+// stopped).
+static const resolved_name *resolve(einv_parser *p, const xmlChar *qname, int attribute) {
+	if (2 * (p->resolved_len + 1) > p->resolved_cap) {
+		unsigned int cap = p->resolved_cap ? 2 * p->resolved_cap : 256;
+		resolved_name *t = calloc(cap, sizeof *t);
+		if (!t) return stop(p, EINV_STOP_OOM), NULL;
+		for (unsigned int i = 0; i < p->resolved_cap; i++) {
+			const resolved_name *e = &p->resolved[i];
+			if (e->qname) t[resolved_slot(t, cap, e->qname, e->state, e->attribute)] = *e;
+		}
+		free(p->resolved);
+		p->resolved = t;
+		p->resolved_cap = cap;
+	}
+	size_t i = resolved_slot(p->resolved, p->resolved_cap, qname, p->ns_state, attribute);
+	resolved_name *e = &p->resolved[i];
+	if (e->qname) return e;
+	int colon = qname_colon(qname), bound = 1;
+	if (colon == -2) return ns_error(p, "the name is not a QName", qname), NULL;
+	const xmlChar *uri = NULL; // an unprefixed attribute is in no namespace
+	if (!attribute || colon > 0) uri = ns_uri(p, qname, colon < 0 ? 0 : colon, &bound);
+	if (!bound) return ns_error(p, "the prefix is not declared", qname), NULL;
+	unsigned int name = name_number(p, uri, qname, colon);
+	if (!name) return stop(p, EINV_STOP_OOM), NULL;
+	*e = (resolved_name){ qname, p->ns_state, attribute, colon, uri, name };
+	p->resolved_len++;
+	return e;
+}
+
+static const char xmlns_namespace[] = "http://www.w3.org/2000/xmlns/";
+
+// declare binds the namespace an xmlns or xmlns:prefix attribute declares, with the checks libxml2's
+// SAX2 parser makes; 0 after a namespace error.
+static int declare(einv_parser *p, const xmlChar *attname, const xmlChar *value) {
+	xmlParserCtxtPtr c = p->ctxt;
+	const xmlChar *prefix = attname[5] == ':' ? attname + 6 : NULL;
+	const xmlChar *uri = value[0] ? xmlDictLookup(c->dict, value, -1) : NULL;
+	if (value[0] && !uri) return stop(p, EINV_STOP_OOM), 0;
+	int xml_prefix = prefix && strcmp((const char *)prefix, "xml") == 0;
+	if (xml_prefix && uri != c->str_xml_ns) return ns_error(p, "the xml prefix is bound to another namespace", value), 0;
+	if (xml_prefix) return 1; // the xml prefix is always bound: nothing to declare
+	if (uri && uri == c->str_xml_ns) return ns_error(p, "the XML namespace is bound to another prefix", attname), 0;
+	if (prefix && strcmp((const char *)prefix, "xmlns") == 0) return ns_error(p, "the xmlns prefix cannot be declared", attname), 0;
+	if (uri && strcmp((const char *)uri, xmlns_namespace) == 0) return ns_error(p, "the xmlns namespace cannot be bound", attname), 0;
+	if (prefix && !uri) return ns_error(p, "a prefix cannot be bound to an empty namespace", attname), 0;
+	if (uri) {
+		xmlURIPtr parsed = xmlParseURI((const char *)uri);
+		if (!parsed) return ns_error(p, "the namespace is not a valid URI", uri), 0;
+		xmlFreeURI(parsed);
+	}
+	if (!reserve((void **)&p->ns, &p->ns_cap, (size_t)p->ns_len, 1, sizeof *p->ns)) return stop(p, EINV_STOP_OOM), 0;
+	p->ns[p->ns_len++] = (ns_binding){ prefix, prefix ? (int)strlen((const char *)prefix) : 0, uri };
+	if (!(p->ns_state = next_state(p, p->ns_state, prefix, uri))) return stop(p, EINV_STOP_OOM), 0;
+	return 1;
+}
+
+static int is_declaration(const xmlChar *attname) {
+	return memcmp(attname, "xmlns", 5) == 0 && (attname[5] == 0 || attname[5] == ':');
+}
+
+static void on_start(void *ctx, const xmlChar *qname, const xmlChar **atts) {
 	einv_parser *p = ((xmlParserCtxtPtr)ctx)->_private;
 	einv_result *r = p->r;
 	end_run(p, 1);
@@ -160,33 +357,56 @@ static void on_start(void *ctx, const xmlChar *localname, const xmlChar *prefix,
 		r->stop_line = ((xmlParserCtxtPtr)ctx)->input->line;
 		return stop(p, EINV_STOP_DEEP);
 	}
-	unsigned int name = name_number(p, uri, prefix, localname);
-	int id = name ? new_node(p) : -1;
-	if (id < 0 || !reserve((void **)&p->attrs, &p->attrs_cap, r->attrs_len, (size_t)nb_attributes, sizeof *p->attrs))
+	// The element's own declarations first: they are in scope for its name and attributes.
+	int ns_start = p->ns_len, ns_state = p->ns_state, nb_attributes = 0;
+	for (const xmlChar **a = atts; a && a[0]; a += 2) {
+		if (!is_declaration(a[0])) {
+			nb_attributes++;
+			continue;
+		}
+		if (a[0][5] == ':' && qname_colon(a[0]) < 0) return ns_error(p, "the name is not a QName", a[0]);
+		if (!declare(p, a[0], a[1])) return;
+	}
+	const resolved_name *en = resolve(p, qname, 0);
+	int id = en ? new_node(p) : -1;
+	if (!en) return;
+	if (id < 0 || !reserve((void **)&p->attrs, &p->attrs_cap, r->attrs_len, (size_t)nb_attributes, sizeof *p->attrs) ||
+			!reserve((void **)&p->att_names, &p->att_names_cap, 0, (size_t)nb_attributes, sizeof *p->att_names))
 		return stop(p, EINV_STOP_OOM);
 	einv_node *nd = &p->nodes[id];
-	nd->name = name;
+	nd->name = en->name;
 	nd->line = ((xmlParserCtxtPtr)ctx)->input->line;
 	nd->start = (int)r->attrs_len;
-	for (int i = 0; i < nb_attributes; i++) {
-		const xmlChar **a = attrs + 5 * i; // localname, prefix, URI, value, end
-		size_t n = (size_t)(a[4] - a[3]);
-		unsigned int aname = name_number(p, a[2], a[1], a[0]);
-		if (!aname || !reserve((void **)&p->data, &p->data_cap, r->data_len, n, 1)) return stop(p, EINV_STOP_OOM);
-		memcpy(p->data + r->data_len, a[3], n);
-		p->attrs[r->attrs_len++] = (einv_attr){ aname, (int)r->data_len, (int)(r->data_len + n) };
+	int k = 0;
+	for (const xmlChar **a = atts; a && a[0]; a += 2) {
+		if (is_declaration(a[0])) continue;
+		const resolved_name *an = resolve(p, a[0], 1);
+		if (!an) return;
+		const xmlChar *local = a[0] + an->colon + 1;
+		// libxml2 has refused a name written twice; one local name in one namespace is refused here.
+		for (int j = 0; an->uri && j < k; j++)
+			if (p->att_names[j].uri == an->uri && strcmp((const char *)p->att_names[j].local, (const char *)local) == 0)
+				return ns_error(p, "an attribute is given twice", a[0]);
+		size_t n = strlen((const char *)a[1]);
+		if (!reserve((void **)&p->data, &p->data_cap, r->data_len, n, 1)) return stop(p, EINV_STOP_OOM);
+		memcpy(p->data + r->data_len, a[1], n);
+		p->att_names[k++] = (att_name){ an->uri, local };
+		p->attrs[r->attrs_len++] = (einv_attr){ an->name, (int)r->data_len, (int)(r->data_len + n) };
 		r->data_len += n;
 	}
 	nd->end = (int)r->attrs_len;
 	if (p->depth > 0) link(p, id, 1);
-	p->open[p->depth++] = (open_element){ id, -1, -1 };
+	p->open[p->depth++] = (open_element){ id, -1, -1, ns_start, ns_state };
 	r->elements++;
 }
 
-static void on_end(void *ctx, const xmlChar *localname, const xmlChar *prefix, const xmlChar *uri) {
+static void on_end(void *ctx, const xmlChar *qname) {
 	einv_parser *p = ((xmlParserCtxtPtr)ctx)->_private;
 	end_run(p, 0);
-	p->nodes[p->open[--p->depth].id].last = (int)p->r->nodes_len - 1;
+	open_element *o = &p->open[--p->depth];
+	p->nodes[o->id].last = (int)p->r->nodes_len - 1;
+	p->ns_len = o->ns_start;
+	p->ns_state = o->ns_state;
 }
 
 // blank reports whether text is only XML whitespace. In character data the only bytes up to 0x20 are
@@ -283,9 +503,9 @@ einv_parser *einv_parser_new(void) {
 		return NULL;
 	}
 	xmlSAXHandler *h = &p->handler;
-	h->initialized = XML_SAX2_MAGIC;
-	h->startElementNs = on_start;
-	h->endElementNs = on_end;
+	h->initialized = 1; // SAX1: names as written, namespaces left to on_start
+	h->startElement = on_start;
+	h->endElement = on_end;
 	h->characters = on_text;
 	h->cdataBlock = on_text;
 	h->ignorableWhitespace = on_text;
@@ -304,6 +524,10 @@ void einv_parser_free(einv_parser *p) {
 	free(p->data);
 	free(p->new_names);
 	free(p->open);
+	free(p->ns);
+	free(p->att_names);
+	free(p->states);
+	free(p->resolved);
 	free(p);
 }
 
@@ -311,6 +535,15 @@ void einv_parse(einv_parser *p, const char *data, int len, long max_text, int ma
 	memset(r, 0, sizeof *r);
 	p->r = r;
 	p->depth = 0;
+	p->ns_len = 0;
+	p->ns_state = 0;
+	if (p->states_len > MAX_NS_STATES || p->resolved_len > MAX_RESOLVED) {
+		free(p->states);
+		free(p->resolved);
+		p->states = NULL;
+		p->resolved = NULL;
+		p->states_cap = p->states_len = p->resolved_cap = p->resolved_len = 0;
+	}
 	p->run = RUN_NONE;
 	p->max_text = max_text;
 	p->max_depth = max_depth;
@@ -333,6 +566,7 @@ void einv_parse(einv_parser *p, const char *data, int len, long max_text, int ma
 	inputPush(c, in);
 	xmlCtxtUseOptions(c, XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING);
 	*c->sax = p->handler; // after the options, which set some handler fields of their own
+	c->sax2 = 0;          // the context was made for SAX2; xmlParseDocument only ever turns it on
 	c->_private = p;
 	c->userData = c;
 	xmlParseDocument(c);

@@ -1,4 +1,4 @@
-// Package xmltree parses XML documents with libxml2 (SAX2, no DOM, no DTD, no network, bounded size,
+// Package xmltree parses XML documents with libxml2 (SAX, no DOM, no DTD, no network, bounded size,
 // depth and text) into a compact read-only tree made for fast validation: nodes in document order in
 // one array, names as integers, text as slices of one string.
 package xmltree
