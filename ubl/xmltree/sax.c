@@ -330,7 +330,7 @@ static int declare(einv_parser *p, const xmlChar *attname, const xmlChar *value)
 	int xml_prefix = prefix && strcmp((const char *)prefix, "xml") == 0;
 	if (xml_prefix && uri != c->str_xml_ns) return ns_error(p, "the xml prefix is bound to another namespace", value), 0;
 	if (xml_prefix) return 1; // the xml prefix is always bound: nothing to declare
-	if (uri && uri == c->str_xml_ns) return ns_error(p, "the XML namespace is bound to another prefix", attname), 0;
+	if (uri && uri == c->str_xml_ns) return ns_error(p, "the XML namespace cannot be the default or bound to another prefix", attname), 0;
 	if (prefix && strcmp((const char *)prefix, "xmlns") == 0) return ns_error(p, "the xmlns prefix cannot be declared", attname), 0;
 	if (uri && strcmp((const char *)uri, xmlns_namespace) == 0) return ns_error(p, "the xmlns namespace cannot be bound", attname), 0;
 	if (prefix && !uri) return ns_error(p, "a prefix cannot be bound to an empty namespace", attname), 0;
@@ -346,7 +346,7 @@ static int declare(einv_parser *p, const xmlChar *attname, const xmlChar *value)
 }
 
 static int is_declaration(const xmlChar *attname) {
-	return memcmp(attname, "xmlns", 5) == 0 && (attname[5] == 0 || attname[5] == ':');
+	return strncmp((const char *)attname, "xmlns", 5) == 0 && (attname[5] == 0 || attname[5] == ':');
 }
 
 static void on_start(void *ctx, const xmlChar *qname, const xmlChar **atts) {
