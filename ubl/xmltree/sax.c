@@ -368,8 +368,8 @@ static void on_start(void *ctx, const xmlChar *qname, const xmlChar **atts) {
 		if (!declare(p, a[0], a[1])) return;
 	}
 	const resolved_name *en = resolve(p, qname, 0);
-	int id = en ? new_node(p) : -1;
 	if (!en) return;
+	int id = new_node(p);
 	if (id < 0 || !reserve((void **)&p->attrs, &p->attrs_cap, r->attrs_len, (size_t)nb_attributes, sizeof *p->attrs) ||
 			!reserve((void **)&p->att_names, &p->att_names_cap, 0, (size_t)nb_attributes, sizeof *p->att_names))
 		return stop(p, EINV_STOP_OOM);
