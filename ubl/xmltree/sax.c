@@ -68,6 +68,8 @@ typedef struct {
 // the next document.
 enum { MAX_NS_STATES = 1 << 14, MAX_RESOLVED = 1 << 16 };
 
+enum { VALID_URIS = 64 }; // namespace URIs known to be valid, by address (a power of two)
+
 struct einv_parser {
 	xmlParserCtxtPtr ctxt;
 	xmlSAXHandler handler;
@@ -93,6 +95,7 @@ struct einv_parser {
 	unsigned int states_cap, states_len;
 	resolved_name *resolved; // open addressing by (qname, state, attribute), power-of-two size
 	unsigned int resolved_cap, resolved_len;
+	const xmlChar *valid_uris[VALID_URIS]; // see valid_uri
 	int run;            // the text node being read, or RUN_NONE, or RUN_BLANK
 	size_t blank_start; // with RUN_BLANK: where the run's text starts in data
 	long max_text;
@@ -318,6 +321,18 @@ static const resolved_name *resolve(einv_parser *p, const xmlChar *qname, int at
 	return e;
 }
 
+// valid_uri reports whether xmlParseURI accepts a namespace URI (interned in libxml2's dictionary),
+// remembering the last accepted URIs by address: documents declare the same few namespaces.
+static int valid_uri(einv_parser *p, const xmlChar *uri) {
+	const xmlChar **slot = &p->valid_uris[mix((unsigned long long)(size_t)uri, VALID_URIS)];
+	if (*slot == uri) return 1;
+	xmlURIPtr parsed = xmlParseURI((const char *)uri);
+	if (!parsed) return 0;
+	xmlFreeURI(parsed);
+	*slot = uri;
+	return 1;
+}
+
 static const char xmlns_namespace[] = "http://www.w3.org/2000/xmlns/";
 
 // declare binds the namespace an xmlns or xmlns:prefix attribute declares, with the checks libxml2's
@@ -334,19 +349,15 @@ static int declare(einv_parser *p, const xmlChar *attname, const xmlChar *value)
 	if (prefix && strcmp((const char *)prefix, "xmlns") == 0) return ns_error(p, "the xmlns prefix cannot be declared", attname), 0;
 	if (uri && strcmp((const char *)uri, xmlns_namespace) == 0) return ns_error(p, "the xmlns namespace cannot be bound", attname), 0;
 	if (prefix && !uri) return ns_error(p, "a prefix cannot be bound to an empty namespace", attname), 0;
-	if (uri) {
-		xmlURIPtr parsed = xmlParseURI((const char *)uri);
-		if (!parsed) return ns_error(p, "the namespace is not a valid URI", uri), 0;
-		xmlFreeURI(parsed);
-	}
+	if (uri && !valid_uri(p, uri)) return ns_error(p, "the namespace is not a valid URI", uri), 0;
 	if (!reserve((void **)&p->ns, &p->ns_cap, (size_t)p->ns_len, 1, sizeof *p->ns)) return stop(p, EINV_STOP_OOM), 0;
 	p->ns[p->ns_len++] = (ns_binding){ prefix, prefix ? (int)strlen((const char *)prefix) : 0, uri };
 	if (!(p->ns_state = next_state(p, p->ns_state, prefix, uri))) return stop(p, EINV_STOP_OOM), 0;
 	return 1;
 }
 
-static int is_declaration(const xmlChar *attname) {
-	return strncmp((const char *)attname, "xmlns", 5) == 0 && (attname[5] == 0 || attname[5] == ':');
+static int is_declaration(const xmlChar *a) {
+	return a[0] == 'x' && a[1] == 'm' && a[2] == 'l' && a[3] == 'n' && a[4] == 's' && (a[5] == 0 || a[5] == ':');
 }
 
 static void on_start(void *ctx, const xmlChar *qname, const xmlChar **atts) {
