@@ -1,6 +1,7 @@
 package rules
 
 import (
+	"encoding/binary"
 	"math/big"
 	"math/bits"
 
@@ -9,27 +10,91 @@ import (
 	"github.com/shopspring/decimal"
 )
 
-// Dec is an xs:decimal: exact, arbitrary precision. Values that fit are held as an int64 coefficient
-// and a decimal scale (value = m × 10^-e) and computed without allocation; the others, and every
-// quotient, are held by shopspring/decimal.
+// Dec is an xs:decimal: exact, arbitrary precision. Values whose coefficient fits 128 bits (38
+// digits) are held as a sign, that coefficient and a decimal scale (value = ±m × 10^-e) and computed
+// without allocation; the others, and inexact quotients, are held by shopspring/decimal.
 type Dec struct {
-	m   int64
+	m   u128
 	e   int32 // 0 ≤ e ≤ maxScale when big is nil
+	neg bool  // never set for zero
 	big *decimal.Decimal
 }
 
-// maxScale is the largest scale of the small form: powers of ten up to it fit an int64.
-const maxScale = 18
+// maxScale is the largest scale of the small form: powers of ten up to it fit 128 bits.
+const maxScale = 38
 
-var pow10 = func() (p [maxScale + 1]int64) {
-	p[0] = 1
+// u128 is an unsigned 128-bit integer.
+type u128 struct{ hi, lo uint64 }
+
+var pow10 = func() (p [maxScale + 1]u128) {
+	p[0] = u128{lo: 1}
 	for i := 1; i <= maxScale; i++ {
-		p[i] = p[i-1] * 10
+		p[i], _ = p[i-1].mul(u128{lo: 10})
 	}
 	return
 }()
 
-func init() { decimal.DivisionPrecision = 20 }
+func (x u128) isZero() bool { return x.hi == 0 && x.lo == 0 }
+
+func (x u128) cmp(y u128) int {
+	switch {
+	case x.hi < y.hi || x.hi == y.hi && x.lo < y.lo:
+		return -1
+	case x == y:
+		return 0
+	}
+	return 1
+}
+
+// add is x + y; ok is false when the sum passes 128 bits.
+func (x u128) add(y u128) (u128, bool) {
+	lo, carry := bits.Add64(x.lo, y.lo, 0)
+	hi, over := bits.Add64(x.hi, y.hi, carry)
+	return u128{hi, lo}, over == 0
+}
+
+// sub is x - y for x ≥ y.
+func (x u128) sub(y u128) u128 {
+	lo, borrow := bits.Sub64(x.lo, y.lo, 0)
+	hi, _ := bits.Sub64(x.hi, y.hi, borrow)
+	return u128{hi, lo}
+}
+
+// mul is x × y; ok is false when the product passes 128 bits.
+func (x u128) mul(y u128) (u128, bool) {
+	if x.hi != 0 && y.hi != 0 {
+		return u128{}, false
+	}
+	hi, lo := bits.Mul64(x.lo, y.lo)
+	c1hi, c1 := bits.Mul64(x.hi, y.lo)
+	c2hi, c2 := bits.Mul64(x.lo, y.hi)
+	if c1hi != 0 || c2hi != 0 {
+		return u128{}, false
+	}
+	hi, over1 := bits.Add64(hi, c1, 0)
+	hi, over2 := bits.Add64(hi, c2, 0)
+	return u128{hi, lo}, over1 == 0 && over2 == 0
+}
+
+// divSmall is x ÷ d and its remainder, d not zero.
+func (x u128) divSmall(d uint64) (u128, uint64) {
+	qhi, r := x.hi/d, x.hi%d
+	qlo, r := bits.Div64(r, x.lo, d)
+	return u128{qhi, qlo}, r
+}
+
+func (x u128) big() *big.Int {
+	b := new(big.Int).SetUint64(x.hi)
+	return b.Lsh(b, 64).Or(b, new(big.Int).SetUint64(x.lo))
+}
+
+// small is ±m × 10^-e in the small form (zero without a sign).
+func small(m u128, e int32, neg bool) Dec { return Dec{m: m, e: e, neg: neg && !m.isZero()} }
+
+// divPlaces is the number of places a quotient is given to.
+const divPlaces = 20
+
+func init() { decimal.DivisionPrecision = divPlaces }
 
 // D is a decimal constant ("1.00").
 func D(s string) Dec {
@@ -41,7 +106,12 @@ func D(s string) Dec {
 }
 
 // Int is an integer as a decimal.
-func Int(i int64) Dec { return Dec{m: i} }
+func Int(i int64) Dec {
+	if i < 0 {
+		return small(u128{lo: uint64(-i)}, 0, true) // -i is right in two's complement even for the minimum
+	}
+	return small(u128{lo: uint64(i)}, 0, false)
+}
 
 // ParseDec reads the xs:decimal lexical form: surrounding whitespace, optional sign, digits with at
 // most one point, at least one digit, no exponent.
@@ -56,24 +126,39 @@ func ParseDec(s string) (Dec, bool) {
 	}
 	// Trailing zeros of the fraction are dropped ("1.500" is 15 × 10^-1), so that quantities written
 	// with many places stay small in products: zeros after the point count only once a digit follows.
-	var m uint64
+	// The coefficient is read in 64 bits while it has at most 19 digits, then in 128.
+	var m64 uint64
+	var m u128
 	digits, scale, zeros, dot := 0, 0, 0, false
+	push := func(d uint64) {
+		if digits < 19 {
+			m64 = m64*10 + d
+		} else {
+			if digits == 19 {
+				m = u128{lo: m64}
+			}
+			m, _ = m.mul(u128{lo: 10})
+			m, _ = m.add(u128{lo: d})
+		}
+		digits++
+	}
 	for i := 0; i < len(body); i++ {
 		switch ch := body[i]; {
 		case ch >= '0' && ch <= '9':
-			if ch == '0' && (dot || m == 0) {
+			if ch == '0' && (dot || digits == 0) {
 				if dot {
 					zeros++
 				}
 				continue // leading zeros, or zeros that may end the fraction
 			}
+			if digits+zeros+1 > maxScale {
+				return parseBig(s)
+			}
 			for ; zeros > 0; zeros-- {
-				m *= 10
-				digits++
+				push(0)
 				scale++
 			}
-			m = m*10 + uint64(ch-'0')
-			digits++
+			push(uint64(ch - '0'))
 			if dot {
 				scale++
 			}
@@ -83,18 +168,19 @@ func ParseDec(s string) (Dec, bool) {
 			return Dec{}, false
 		}
 	}
-	if digits > maxScale || scale > maxScale {
-		d, err := decimal.NewFromString(s)
-		if err != nil {
-			return Dec{}, false
-		}
-		return fromBig(d), true
+	if digits <= 19 {
+		m = u128{lo: m64}
 	}
-	v := int64(m)
-	if s[0] == '-' {
-		v = -v
+	return small(m, int32(scale), s[0] == '-'), true
+}
+
+// parseBig reads a well-formed value with more digits than the small form holds.
+func parseBig(s string) (Dec, bool) {
+	d, err := decimal.NewFromString(s)
+	if err != nil {
+		return Dec{}, false
 	}
-	return Dec{m: v, e: int32(scale)}, true
+	return fromBig(d), true
 }
 
 // fromBig holds a shopspring value, in the small form when it fits.
@@ -104,8 +190,8 @@ func fromBig(d decimal.Decimal) Dec {
 		return Dec{}
 	}
 	// Only zeros ending the fraction can be dropped, each taking less than 3.33 bits: a coefficient
-	// that even so keeps more than 63 bits stays in the big form without trying.
-	if exp > 0 || coef.BitLen()-int(-exp)*3322/1000-1 > 63 {
+	// that even so keeps more than 128 bits stays in the big form without trying.
+	if exp > 0 || coef.BitLen()-int(-exp)*3322/1000-1 > 128 {
 		return Dec{big: &d}
 	}
 	var q, r big.Int
@@ -117,8 +203,12 @@ func fromBig(d decimal.Decimal) Dec {
 		coef.Set(&q)
 		exp++
 	}
-	if coef.IsInt64() && -exp <= maxScale {
-		return Dec{m: coef.Int64(), e: -exp}
+	neg := coef.Sign() < 0
+	coef.Abs(coef)
+	if coef.BitLen() <= 128 && -exp <= maxScale {
+		var b [16]byte
+		coef.FillBytes(b[:])
+		return small(u128{binary.BigEndian.Uint64(b[:8]), binary.BigEndian.Uint64(b[8:])}, -exp, neg)
 	}
 	return Dec{big: &d}
 }
@@ -132,52 +222,46 @@ func (a Dec) toBig() decimal.Decimal {
 	if a.big != nil {
 		return *a.big
 	}
-	return decimal.New(a.m, -a.e)
+	if a.m.hi == 0 && a.m.lo < 1<<63 {
+		m := int64(a.m.lo)
+		if a.neg {
+			m = -m
+		}
+		return decimal.New(m, -a.e)
+	}
+	b := a.m.big()
+	if a.neg {
+		b.Neg(b)
+	}
+	return decimal.NewFromBigInt(b, -a.e)
 }
 
-// align brings a and b to one scale; ok is false when a coefficient would overflow.
-func align(a, b Dec) (am, bm int64, e int32, ok bool) {
+// align brings the coefficients of a and b to one scale; ok is false when one would pass 128 bits.
+func align(a, b Dec) (am, bm u128, e int32, ok bool) {
 	if a.big != nil || b.big != nil {
-		return 0, 0, 0, false
+		return u128{}, u128{}, 0, false
 	}
-	am, bm = a.m, b.m
 	switch {
 	case a.e < b.e:
-		am, ok = mulSmall(am, pow10[b.e-a.e])
-		return am, bm, b.e, ok
+		am, ok = a.m.mul(pow10[b.e-a.e])
+		return am, b.m, b.e, ok
 	case b.e < a.e:
-		bm, ok = mulSmall(bm, pow10[a.e-b.e])
-		return am, bm, a.e, ok
+		bm, ok = b.m.mul(pow10[a.e-b.e])
+		return a.m, bm, a.e, ok
 	}
-	return am, bm, a.e, true
-}
-
-// mulSmall is x × y when the product fits an int64 (and is not its minimum, so negation is safe).
-func mulSmall(x, y int64) (int64, bool) {
-	neg := (x < 0) != (y < 0)
-	ux, uy := abs64(x), abs64(y)
-	hi, lo := bits.Mul64(ux, uy)
-	if hi != 0 || lo > 1<<63-1 {
-		return 0, false
-	}
-	if neg {
-		return -int64(lo), true
-	}
-	return int64(lo), true
-}
-
-func abs64(x int64) uint64 {
-	if x < 0 {
-		return uint64(-x)
-	}
-	return uint64(x)
+	return a.m, b.m, a.e, true
 }
 
 func (a Dec) Add(b Dec) Dec {
 	if am, bm, e, ok := align(a, b); ok {
-		// Two's-complement addition overflowed only if both operands have one sign and the sum the other.
-		if r := am + bm; (am >= 0) != (bm >= 0) || (r >= 0) == (am >= 0) {
-			return Dec{m: r, e: e}
+		if a.neg == b.neg {
+			if sum, ok := am.add(bm); ok {
+				return small(sum, e, a.neg)
+			}
+		} else if am.cmp(bm) >= 0 {
+			return small(am.sub(bm), e, a.neg)
+		} else {
+			return small(bm.sub(am), e, b.neg)
 		}
 	}
 	return fromBig(a.toBig().Add(b.toBig()))
@@ -187,8 +271,8 @@ func (a Dec) Sub(b Dec) Dec { return a.Add(b.Neg()) }
 
 func (a Dec) Mul(b Dec) Dec {
 	if a.big == nil && b.big == nil && a.e+b.e <= maxScale {
-		if m, ok := mulSmall(a.m, b.m); ok {
-			return Dec{m: m, e: a.e + b.e}
+		if m, ok := a.m.mul(b.m); ok {
+			return small(m, a.e+b.e, a.neg != b.neg)
 		}
 	}
 	return fromBig(a.toBig().Mul(b.toBig()))
@@ -199,21 +283,21 @@ func (a Dec) Neg() Dec {
 		n := a.big.Neg()
 		return Dec{big: &n}
 	}
-	if a.m == -1<<63 {
-		return fromBig(a.toBig().Neg())
-	}
-	return Dec{m: -a.m, e: a.e}
+	return small(a.m, a.e, !a.neg)
 }
 
 func (a Dec) Cmp(b Dec) int {
 	if am, bm, _, ok := align(a, b); ok {
 		switch {
-		case am < bm:
-			return -1
-		case am > bm:
+		case a.neg != b.neg: // (zero has no sign)
+			if a.neg {
+				return -1
+			}
 			return 1
+		case a.neg:
+			return bm.cmp(am)
 		}
-		return 0
+		return am.cmp(bm)
 	}
 	return a.toBig().Cmp(b.toBig())
 }
@@ -229,15 +313,15 @@ func (a Dec) Sign() int {
 	switch {
 	case a.big != nil:
 		return a.big.Sign()
-	case a.m < 0:
+	case a.neg:
 		return -1
-	case a.m > 0:
+	case !a.m.isZero():
 		return 1
 	}
 	return 0
 }
 
-// Div is decimal division (to 20 places); division by zero is a dynamic error, as in XPath.
+// Div is decimal division (to divPlaces places); division by zero is a dynamic error, as in XPath.
 func (a Dec) Div(b Dec) Dec {
 	if b.IsZero() {
 		dynamicError("decimal division by zero")
@@ -245,35 +329,39 @@ func (a Dec) Div(b Dec) Dec {
 	if q, ok := divSmall(a, b); ok {
 		return q
 	}
-	return fromBig(a.toBig().DivRound(b.toBig(), 20))
+	return fromBig(a.toBig().DivRound(b.toBig(), divPlaces))
 }
 
-// divSmall is a ÷ b, b not zero, when both are in the small form and the quotient is exact at a scale
-// the small form holds (as 1.5 ÷ 100 or 10 ÷ 4, not 1 ÷ 3).
+// maxScale64 is the largest scale whose power of ten fits 64 bits.
+const maxScale64 = 19
+
+// divSmall is a ÷ b, b not zero, when both coefficients fit 64 bits and the quotient is exact at a
+// scale the small form holds (as 1.5 ÷ 100 or 10 ÷ 4, not 1 ÷ 3).
 func divSmall(a, b Dec) (Dec, bool) {
-	if a.big != nil || b.big != nil {
+	if a.big != nil || b.big != nil || a.m.hi != 0 || b.m.hi != 0 {
 		return Dec{}, false
 	}
-	neg := (a.m < 0) != (b.m < 0)
+	neg := a.neg != b.neg
 	// b = ub × 10^-eb with ub free of trailing zeros, and a ÷ b = (ua ÷ ub) × 10^(eb - a.e).
-	ua, ub, eb := abs64(a.m), abs64(b.m), b.e
+	ua, ub, eb := a.m.lo, b.m.lo, b.e
 	for ub%10 == 0 {
 		ub, eb = ub/10, eb-1
 	}
 	if ua%ub == 0 { // the usual case (b is 1, 100, 0.5…): the quotient is ua ÷ ub at scale a.e - eb
-		q, s := ua/ub, a.e-eb
+		q, s := u128{lo: ua / ub}, a.e-eb
 		for ; s < 0; s++ {
-			if q > (1<<63-1)/10 {
+			var ok bool
+			if q, ok = q.mul(u128{lo: 10}); !ok {
 				return Dec{}, false
 			}
-			q *= 10
 		}
 		return smallQuotient(q, s, neg)
 	}
 	// The quotient at scale s is ua × 10^(s + eb - a.e) ÷ ub. A quotient exact at some scale is exact
-	// at every larger one, so the largest scale that neither overflows nor passes maxScale decides.
-	for s := min(int32(maxScale), maxScale-eb+a.e); s >= 0 && s >= a.e-eb; s-- {
-		hi, lo := bits.Mul64(ua, uint64(pow10[s+eb-a.e]))
+	// at every larger one, so the largest scale that neither overflows nor passes the powers of ten
+	// that fit 64 bits decides.
+	for s := min(int32(maxScale64), maxScale64-eb+a.e); s >= 0 && s >= a.e-eb; s-- {
+		hi, lo := bits.Mul64(ua, pow10[s+eb-a.e].lo)
 		if hi >= ub {
 			continue // the quotient would not fit 64 bits
 		}
@@ -281,23 +369,25 @@ func divSmall(a, b Dec) (Dec, bool) {
 		if r != 0 {
 			return Dec{}, false
 		}
-		return smallQuotient(q, s, neg)
+		return smallQuotient(u128{lo: q}, s, neg)
 	}
 	return Dec{}, false
 }
 
-// smallQuotient is ±q × 10^-s in the small form at its smallest scale (which keeps products small).
-func smallQuotient(q uint64, s int32, neg bool) (Dec, bool) {
-	for q != 0 && q%10 == 0 && s > 0 {
-		q, s = q/10, s-1
+// smallQuotient is ±q × 10^-s in the small form at its smallest scale (which keeps products small), when
+// that scale is within the places of a division.
+func smallQuotient(q u128, s int32, neg bool) (Dec, bool) {
+	for !q.isZero() && s > 0 {
+		d, r := q.divSmall(10)
+		if r != 0 {
+			break
+		}
+		q, s = d, s-1
 	}
-	if q > 1<<63-1 || s > maxScale {
-		return Dec{}, false
+	if s > divPlaces {
+		return Dec{}, false // past the places of a division: DivRound decides
 	}
-	if neg {
-		return Dec{m: -int64(q), e: s}, true
-	}
-	return Dec{m: int64(q), e: s}, true
+	return small(q, s, neg), true
 }
 
 // Round is XPath round(): to the nearest integer, halves towards positive infinity.
@@ -311,20 +401,17 @@ func (a Dec) roundTo(places int32) Dec {
 	if a.big == nil && a.e <= places {
 		return a
 	}
-	if a.big == nil && a.m > -1<<62 && a.m < 1<<62 {
-		unit := pow10[a.e-places]
-		return Dec{m: floorDiv(2*a.m+unit, 2*unit), e: places}
+	if a.big == nil && a.e-places <= maxScale64 {
+		unit := pow10[a.e-places].lo
+		q, r := a.m.divSmall(unit)
+		// Up by one unit when the dropped part is more than half a unit, or exactly half and positive.
+		if r > unit-r || r == unit-r && !a.neg {
+			q, _ = q.add(u128{lo: 1}) // q < 2^128 / 10: no overflow
+		}
+		return small(q, places, a.neg)
 	}
 	half := decimal.New(5, -places-1)
 	return fromBig(a.toBig().Add(half).Shift(places).Floor().Shift(-places))
-}
-
-func floorDiv(x, y int64) int64 {
-	q := x / y
-	if (x%y != 0) && ((x < 0) != (y < 0)) {
-		q--
-	}
-	return q
 }
 
 // Abs is the absolute value.

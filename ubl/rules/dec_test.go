@@ -14,13 +14,19 @@ func TestDecAgreesWithArbitraryPrecision(t *testing.T) {
 	values := []string{"0", "-0.00", "1", "-1", "0.5", "-0.5", "0.005", "-0.005", "0.015", "-0.015", "123.456",
 		"999999999999999999", "-999999999999999999", "9223372036854775807", "0.000000000000000001",
 		"4611686018427387904", "12345678901234567890.123", "+7.10", "000123.4500",
-		"1.000000000000000000000", "10.50000000", "-0.0000100", "0123456789012.01234560", "0.0", "-.500", "500.000"}
-	for i := 0; i < 300; i++ {
-		digits := rng.IntN(20) + 1
-		v := strconv.FormatInt(rng.Int64N(1<<62), 10)
-		if len(v) > digits {
-			v = v[:digits]
+		"1.000000000000000000000", "10.50000000", "-0.0000100", "0123456789012.01234560", "0.0", "-.500", "500.000",
+		"18446744073709551615", "18446744073709551616", "-9223372036854775808", "99999999999999999999999999999999999999",
+		"-99999999999999999999999999999999999999", "999999999999999999999999999999999999999",
+		"0.00000000000000000000000000000000000001", "0.000000000000000000000000000000000000001",
+		"340282366920938463463374607431768211455", "170141183460469231731687303715884105728",
+		"18446744073709551616.5", "0123456789012.01234567", "-0123456789012.012"}
+	for i := 0; i < 400; i++ {
+		digits := rng.IntN(40) + 1 // across the 64-bit and 128-bit coefficients and past them
+		v := strconv.FormatInt(rng.Int64N(9)+1, 10)
+		for len(v) < digits {
+			v += strconv.FormatInt(rng.Int64N(1e18), 10)
 		}
+		v = v[:digits]
 		if p := rng.IntN(len(v) + 1); p < len(v) {
 			v = v[:p] + "." + v[p:]
 			if p == 0 {
@@ -103,8 +109,9 @@ func BenchmarkDecLineArithmetic(b *testing.B) {
 // Trailing zeros of a fraction do not widen the small form: values written with many places multiply
 // without leaving it.
 func TestParseDecDropsTrailingZeros(t *testing.T) {
-	for s, want := range map[string]Dec{"95.00000000": {m: 95}, "10.50": {m: 105, e: 1}, "-0.0100": {m: -1, e: 2},
-		"100": {m: 100}, "0.000": {}, "007.070": {m: 707, e: 2}} {
+	for s, want := range map[string]Dec{"95.00000000": Int(95), "10.50": {m: u128{lo: 105}, e: 1},
+		"-0.0100": {m: u128{lo: 1}, e: 2, neg: true}, "100": Int(100), "0.000": {}, "-0.00": {},
+		"007.070": {m: u128{lo: 707}, e: 2}} {
 		if got, ok := ParseDec(s); !ok || got != want {
 			t.Errorf("ParseDec(%q) = %+v, want %+v", s, got, want)
 		}
