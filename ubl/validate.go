@@ -149,51 +149,19 @@ func validate(data []byte, profile Profile, lang string) (*Result, *xmltree.Tree
 		return r, t
 	}
 	r.Findings = slices.Grow(r.Findings, len(findings))
-	r.Fatal, r.Warning = countByRule(findings)
 	lastNode, lastPath := xmltree.None, ""
 	for _, f := range findings {
+		counts := r.Fatal
+		if f.Assert.Flag == rules.Warning {
+			counts = r.Warning
+		}
+		counts[f.Assert.ID]++
 		if f.Node != lastNode { // a rule's findings come together, on one node
 			lastNode, lastPath = f.Node, paths.Path(f.Node)
 		}
 		r.Findings = append(r.Findings, Finding{Rule: f.Assert.ID, Flag: f.Assert.Flag.String(), Location: lastPath, Message: f.Assert.Message(lang)})
 	}
 	return r, t
-}
-
-// countByRule counts the findings by rule id, fatal and warning apart. The findings are tallied by
-// assert first, each against the last 64 tallies (a document has few distinct asserts, and one rule's
-// findings mostly come together; an assert met again after more is tallied afresh, and the maps add
-// its tallies up), so that each map is made at its size and each id is hashed about once.
-func countByRule(findings []rules.Finding) (fatal, warning map[string]int) {
-	type tally struct {
-		assert *rules.Assert
-		n      int
-	}
-	var room [32]tally
-	tallies := room[:0]
-	fatalIDs := 0
-next:
-	for _, f := range findings {
-		for i := len(tallies) - 1; i >= max(0, len(tallies)-64); i-- {
-			if tallies[i].assert == f.Assert {
-				tallies[i].n++
-				continue next
-			}
-		}
-		tallies = append(tallies, tally{f.Assert, 1})
-		if f.Assert.Flag != rules.Warning {
-			fatalIDs++
-		}
-	}
-	fatal, warning = make(map[string]int, fatalIDs), make(map[string]int, len(tallies)-fatalIDs)
-	for _, t := range tallies {
-		counts := fatal
-		if t.assert.Flag == rules.Warning {
-			counts = warning
-		}
-		counts[t.assert.ID] += t.n
-	}
-	return fatal, warning
 }
 
 // inLang picks the Portuguese or English text. (Details from the parser and the schema check, such as
