@@ -76,6 +76,13 @@ func (x u128) mul(y u128) (u128, bool) {
 	return u128{hi, lo}, over1 == 0 && over2 == 0
 }
 
+// times10plus is x × 10 + d, for x and d small enough that it fits.
+func (x u128) times10plus(d uint64) u128 {
+	hi, lo := bits.Mul64(x.lo, 10)
+	lo, carry := bits.Add64(lo, d, 0)
+	return u128{x.hi*10 + hi + carry, lo}
+}
+
 // divSmall is x ÷ d and its remainder, d not zero.
 func (x u128) divSmall(d uint64) (u128, uint64) {
 	qhi, r := x.hi/d, x.hi%d
@@ -126,20 +133,10 @@ func ParseDec(s string) (Dec, bool) {
 	}
 	// Trailing zeros of the fraction are dropped ("1.500" is 15 × 10^-1), so that quantities written
 	// with many places stay small in products: zeros after the point count only once a digit follows.
-	// The coefficient is read in 64 bits while it has at most 19 digits, then in 128.
-	var m64 uint64
 	var m u128
 	digits, scale, zeros, dot := 0, 0, 0, false
-	push := func(d uint64) {
-		if digits < 19 {
-			m64 = m64*10 + d
-		} else {
-			if digits == 19 {
-				m = u128{lo: m64}
-			}
-			m, _ = m.mul(u128{lo: 10})
-			m, _ = m.add(u128{lo: d})
-		}
+	push := func(d uint64) { // at most maxScale digits: no overflow
+		m = m.times10plus(d)
 		digits++
 	}
 	for i := 0; i < len(body); i++ {
@@ -167,9 +164,6 @@ func ParseDec(s string) (Dec, bool) {
 		default:
 			return Dec{}, false
 		}
-	}
-	if digits <= 19 {
-		m = u128{lo: m64}
 	}
 	return small(m, int32(scale), s[0] == '-'), true
 }
