@@ -182,6 +182,27 @@ func parseTaxID(flagName, raw, defaultCountry string) (string, string, error) {
 	return country, nif, nil
 }
 
+// entityFlags declares --nif (and --country) and finds the entity they name.
+func entityFlags(fs *flag.FlagSet) func(a *adminEnv) (store.Entity, error) {
+	taxID := taxIDFlags(fs, "nif")
+	return func(a *adminEnv) (store.Entity, error) {
+		country, nif, err := taxID()
+		if err != nil {
+			return store.Entity{}, err
+		}
+		return a.entity(country, nif)
+	}
+}
+
+// entityByTaxID finds the entity of a tax ID given to a flag (a country prefix, or else defaultCountry).
+func (a *adminEnv) entityByTaxID(flagName, raw, defaultCountry string) (store.Entity, error) {
+	country, nif, err := parseTaxID(flagName, raw, defaultCountry)
+	if err != nil {
+		return store.Entity{}, err
+	}
+	return a.entity(country, nif)
+}
+
 func (a *adminEnv) entity(country, nif string) (store.Entity, error) {
 	e, err := a.st.EntityByNIF(a.ctx, country, nif)
 	if errors.Is(err, store.ErrNotFound) {
@@ -306,13 +327,9 @@ func entityList(*flag.FlagSet) func(*adminEnv) error {
 }
 
 func entityShow(fs *flag.FlagSet) func(*adminEnv) error {
-	taxID := taxIDFlags(fs, "nif")
+	entity := entityFlags(fs)
 	return func(a *adminEnv) error {
-		country, nif, err := taxID()
-		if err != nil {
-			return err
-		}
-		e, err := a.entity(country, nif)
+		e, err := entity(a)
 		if err != nil {
 			return err
 		}
@@ -321,7 +338,7 @@ func entityShow(fs *flag.FlagSet) func(*adminEnv) error {
 }
 
 func entityUpdate(fs *flag.FlagSet) func(*adminEnv) error {
-	taxID := taxIDFlags(fs, "nif")
+	entity := entityFlags(fs)
 	name := fs.String("name", "", "new name")
 	var pays, processStates, signsItself, test onOffFlag
 	fs.Var(&pays, "pays-received", "on|off: pays a transaction per received document")
@@ -336,11 +353,7 @@ func entityUpdate(fs *flag.FlagSet) func(*adminEnv) error {
 	fs.Var(&mailReplyTo, "mail-reply-to", "Reply-To of the entity's e-mails (empty: the installation's)")
 	fs.Var(&mailXML, "mail-xml", "on|off: send the XML with the PDF")
 	return func(a *adminEnv) error {
-		country, nif, err := taxID()
-		if err != nil {
-			return err
-		}
-		e, err := a.entity(country, nif)
+		e, err := entity(a)
 		if err != nil {
 			return err
 		}
@@ -580,11 +593,7 @@ func connectionCreate(fs *flag.FlagSet) func(*adminEnv) error {
 	return func(a *adminEnv) error {
 		var ids [2]int64
 		for i, raw := range [2]struct{ flag, v string }{{"from", *from}, {"to", *to}} {
-			country, nif, err := parseTaxID(raw.flag, raw.v, "PT")
-			if err != nil {
-				return err
-			}
-			e, err := a.entity(country, nif)
+			e, err := a.entityByTaxID(raw.flag, raw.v, "PT")
 			if err != nil {
 				return err
 			}
@@ -652,13 +661,9 @@ func printConnections(w io.Writer, cs []store.Connection) {
 }
 
 func ruleList(fs *flag.FlagSet) func(*adminEnv) error {
-	taxID := taxIDFlags(fs, "nif")
+	entity := entityFlags(fs)
 	return func(a *adminEnv) error {
-		country, nif, err := taxID()
-		if err != nil {
-			return err
-		}
-		e, err := a.entity(country, nif)
+		e, err := entity(a)
 		if err != nil {
 			return err
 		}

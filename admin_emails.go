@@ -31,11 +31,7 @@ func emailsList(fs *flag.FlagSet) func(*adminEnv) error {
 			return usagef("--limit must be between 1 and 10000")
 		}
 		if *nifFlag != "" {
-			c, nif, err := parseTaxID("nif", *nifFlag, *country)
-			if err != nil {
-				return err
-			}
-			e, err := a.entity(c, nif)
+			e, err := a.entityByTaxID("nif", *nifFlag, *country)
 			if err != nil {
 				return err
 			}

@@ -15,18 +15,6 @@ import (
 
 // Admin commands for the recipient's side: process states and webhooks.
 
-// entityFlags declares --nif (and --country) and finds the entity they name.
-func entityFlags(fs *flag.FlagSet) func(a *adminEnv) (store.Entity, error) {
-	taxID := taxIDFlags(fs, "nif")
-	return func(a *adminEnv) (store.Entity, error) {
-		country, nif, err := taxID()
-		if err != nil {
-			return store.Entity{}, err
-		}
-		return a.entity(country, nif)
-	}
-}
-
 func processStateCreate(fs *flag.FlagSet) func(*adminEnv) error {
 	entity := entityFlags(fs)
 	code := fs.String("code", "", "identification_code, as the API shows it")
@@ -136,11 +124,7 @@ func webhookList(fs *flag.FlagSet) func(*adminEnv) error {
 	return func(a *adminEnv) error {
 		var id int64
 		if *nif != "" {
-			c, n, err := parseTaxID("nif", *nif, *country)
-			if err != nil {
-				return err
-			}
-			e, err := a.entity(c, n)
+			e, err := a.entityByTaxID("nif", *nif, *country)
 			if err != nil {
 				return err
 			}

@@ -144,11 +144,7 @@ func sealList(fs *flag.FlagSet) func(*adminEnv) error {
 			entities[e.ID] = e
 		}
 		if *nifFlag != "" {
-			c, nif, err := parseTaxID("nif", *nifFlag, *country)
-			if err != nil {
-				return err
-			}
-			e, err := a.entity(c, nif)
+			e, err := a.entityByTaxID("nif", *nifFlag, *country)
 			if err != nil {
 				return err
 			}

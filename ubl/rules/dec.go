@@ -90,7 +90,7 @@ func (x u128) divSmall(d uint64) (u128, uint64) {
 	return u128{qhi, qlo}, r
 }
 
-func (x u128) big() *big.Int {
+func (x u128) bigInt() *big.Int {
 	b := new(big.Int).SetUint64(x.hi)
 	return b.Lsh(b, 64).Or(b, new(big.Int).SetUint64(x.lo))
 }
@@ -223,7 +223,7 @@ func (a Dec) toBig() decimal.Decimal {
 		}
 		return decimal.New(m, -a.e)
 	}
-	b := a.m.big()
+	b := a.m.bigInt()
 	if a.neg {
 		b.Neg(b)
 	}
