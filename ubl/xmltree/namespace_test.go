@@ -3,7 +3,9 @@ package xmltree
 import (
 	"bytes"
 	"encoding/xml"
+	"errors"
 	"fmt"
+	"io"
 	"math/rand/v2"
 	"os"
 	"os/exec"
@@ -137,7 +139,7 @@ func namesByEncodingXML(doc string) (string, error) {
 	for {
 		tok, err := d.Token()
 		if err != nil {
-			if err.Error() == "EOF" {
+			if errors.Is(err, io.EOF) {
 				return b.String(), nil
 			}
 			return "", err

@@ -51,13 +51,18 @@ func main() {
 	}
 }
 
-func run(dir, out string) error {
-	f, err := os.Open(filepath.Join(dir, "cius-pt-2.1.2.csv"))
+// readRows reads a CSV file of the rule inventories.
+func readRows(path string) ([][]string, error) {
+	f, err := os.Open(path)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	defer f.Close()
-	rows, err := csv.NewReader(f).ReadAll()
+	return csv.NewReader(f).ReadAll()
+}
+
+func run(dir, out string) error {
+	rows, err := readRows(filepath.Join(dir, "cius-pt-2.1.2.csv"))
 	if err != nil {
 		return err
 	}
@@ -116,12 +121,7 @@ func write(out string, name [2]string, source, list string) error {
 
 // t01Lists writes the code lists the PEPPOL T01 artefact declares as variables (tokenize('…', '\\s')).
 func t01Lists(dir, out string) error {
-	f, err := os.Open(filepath.Join(dir, "peppol-order-t01-variables.csv"))
-	if err != nil {
-		return err
-	}
-	defer f.Close()
-	rows, err := csv.NewReader(f).ReadAll()
+	rows, err := readRows(filepath.Join(dir, "peppol-order-t01-variables.csv"))
 	if err != nil {
 		return err
 	}
@@ -158,12 +158,7 @@ func t01Lists(dir, out string) error {
 // t01InlineCountries writes the country list PEPPOL-T01-R026 tests VAT identifier prefixes against, which
 // the artefact writes inline (and tests with contains(), so its exact text matters).
 func t01InlineCountries(dir, out string) error {
-	f, err := os.Open(filepath.Join(dir, "peppol-order-t01.csv"))
-	if err != nil {
-		return err
-	}
-	defer f.Close()
-	rows, err := csv.NewReader(f).ReadAll()
+	rows, err := readRows(filepath.Join(dir, "peppol-order-t01.csv"))
 	if err != nil {
 		return err
 	}

@@ -509,16 +509,20 @@ func mergeAttrs(base string, own []string) []string {
 	return append(out, own...)
 }
 
+// baseType is the index of the complex type a derivation names as its base.
+func (c *compiler) baseType(base qname) (int, error) {
+	bt := c.complexTypes[base]
+	if bt == nil {
+		return 0, fmt.Errorf("unknown base %s", base)
+	}
+	return c.complexType(base.String(), bt)
+}
+
 // complexContent: extension of a complex type (base content, then the extension's) or restriction (the
 // restriction's own content; attributes inherited unless redeclared).
 func (c *compiler) complexContent(cc *node) ([]string, []string, error) {
 	if r := cc.kids("restriction"); len(r) == 1 {
-		base := resolve(r[0], r[0].attr("base"))
-		bt := c.complexTypes[base]
-		if bt == nil {
-			return nil, nil, fmt.Errorf("unknown base %s", base)
-		}
-		bi, err := c.complexType(base.String(), bt)
+		bi, err := c.baseType(resolve(r[0], r[0].attr("base")))
 		if err != nil {
 			return nil, nil, err
 		}
@@ -538,11 +542,7 @@ func (c *compiler) complexContent(cc *node) ([]string, []string, error) {
 	var baseParticle string
 	var baseAttrs string
 	if base != (qname{xsdNS, "anyType"}) {
-		bt := c.complexTypes[base]
-		if bt == nil {
-			return nil, nil, fmt.Errorf("unknown base %s", base)
-		}
-		bi, err := c.complexType(base.String(), bt)
+		bi, err := c.baseType(base)
 		if err != nil {
 			return nil, nil, err
 		}
