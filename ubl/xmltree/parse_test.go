@@ -153,6 +153,51 @@ func TestEncodingInfo(t *testing.T) {
 	}
 }
 
+// Documents libxml2 reads in place (UTF-8, no mark) and through its buffers (marks, declared or
+// detected encodings) must read alike.
+func TestEncodingsReadAlike(t *testing.T) {
+	latin1 := func(s string) []byte { // ç and ã as ISO-8859-1 bytes
+		return []byte(strings.NewReplacer("ç", "\xE7", "ã", "\xE3").Replace(s))
+	}
+	utf16le := func(s string) []byte {
+		b := []byte{0xFF, 0xFE}
+		for _, r := range s {
+			b = append(b, byte(r), byte(r>>8))
+		}
+		return b
+	}
+	cases := []struct {
+		name     string
+		doc      []byte
+		encoding string
+	}{
+		{"no declaration", []byte(`<a>ção</a>`), ""},
+		{"no encoding", []byte(`<?xml version="1.0"?><a>ção</a>`), ""},
+		{"UTF-8", []byte(`<?xml version="1.0" encoding="UTF-8"?><a>ção</a>`), "UTF-8"},
+		{"utf8 in single quotes, spaced", []byte(`<?xml version='1.0' encoding = 'utf8' ?><a>ção</a>`), "utf8"},
+		{"mark", []byte("\xEF\xBB\xBF<a>ção</a>"), ""},
+		{"latin-1, double quotes", latin1(`<?xml version="1.0" encoding="ISO-8859-1"?><a>ção</a>`), "ISO-8859-1"},
+		{"latin-1, single quotes", latin1(`<?xml version='1.0' encoding='iso-8859-1'?><a>ção</a>`), "iso-8859-1"},
+		{"UTF-16 with a mark", utf16le(`<?xml version="1.0" encoding="UTF-16"?><a>ção</a>`), "UTF-16"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			tr, err := Parse(c.doc, DefaultLimits)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if tr.OwnText(tr.Root()) != "ção" || !strings.EqualFold(tr.Info.Encoding, c.encoding) {
+				t.Fatalf("text %q, encoding %q", tr.OwnText(tr.Root()), tr.Info.Encoding)
+			}
+		})
+	}
+	for _, doc := range []string{"<a>x\x00</a>", "<?xml version=\"1.0\" encoding=\"UTF-8\"?><a>\x00</a>"} {
+		if _, err := Parse([]byte(doc), DefaultLimits); err == nil {
+			t.Errorf("%q: a NUL byte was accepted", doc)
+		}
+	}
+}
+
 func FuzzParse(f *testing.F) {
 	f.Add([]byte(`<a xmlns="urn:x"><b c="d">e</b></a>`))
 	f.Add([]byte(`<?xml version="1.0"?><!DOCTYPE a [<!ENTITY e "x">]><a>&e;</a>`))

@@ -12,6 +12,7 @@
 // A parser is kept from one document to the next: libxml2's context (and with it the dictionary where
 // libxml2 interns names) and the table that numbers names. Names are then numbered once per parser, not
 // once per document, and the Go side learns each one once.
+#define _GNU_SOURCE // memmem
 #include "sax.h"
 #include <libxml/parser.h>
 #include <libxml/parserInternals.h>
@@ -21,6 +22,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 // A name as the parser hands it over: libxml2 interns names as written in its dictionary, and we
 // intern namespace URIs there, so the two pointers identify a name without comparing strings. (Were
@@ -82,6 +84,8 @@ struct einv_parser {
 	einv_node *nodes;
 	einv_attr *attrs;
 	unsigned char *data, *new_names;
+	xmlChar *text; // see input_in_place
+	size_t text_cap;
 
 	open_element *open;
 	int depth, open_cap, max_depth; // open holds open_cap >= max_depth + 1 elements
@@ -534,12 +538,62 @@ void einv_parser_free(einv_parser *p) {
 	free(p->attrs);
 	free(p->data);
 	free(p->new_names);
+	free(p->text);
 	free(p->open);
 	free(p->ns);
 	free(p->att_names);
 	free(p->states);
 	free(p->resolved);
 	free(p);
+}
+
+// plain_utf8 reports whether a document is UTF-8 without anything to convert: it starts with "<" (no
+// byte-order mark), any encoding its XML declaration names is UTF-8, and it holds no NUL byte. libxml2
+// (before 2.11) then reads it in place, from a copy ending in NUL; any other document goes through
+// libxml2's input buffers, which detect and convert encodings.
+static int plain_utf8(const char *data, int len) {
+	if (len < 1 || data[0] != '<' || memchr(data, 0, (size_t)len)) return 0;
+#if LIBXML_VERSION >= 21100
+	return 0; // later versions read every input through a buffer
+#else
+	if (len < 6 || memcmp(data, "<?xml", 5) != 0) return 1;
+	const char *end = memmem(data, (size_t)(len < 512 ? len : 512), "?>", 2);
+	if (!end) return 0;
+	const char *e = memmem(data, (size_t)(end - data), "encoding", 8);
+	if (!e) return 1;
+	e += 8;
+	while (e < end && (*e == ' ' || *e == '\t' || *e == '\n' || *e == '\r')) e++;
+	if (e == end || *e++ != '=') return 0;
+	while (e < end && (*e == ' ' || *e == '\t' || *e == '\n' || *e == '\r')) e++;
+	if (e == end || (*e != '"' && *e != '\'')) return 0;
+	char quote = *e++;
+	const char *v = e;
+	while (e < end && *e != quote) e++;
+	size_t n = (size_t)(e - v);
+	return e < end && ((n == 5 && strncasecmp(v, "UTF-8", 5) == 0) || (n == 4 && strncasecmp(v, "UTF8", 4) == 0));
+#endif
+}
+
+// input_in_place is an input that reads a copy of the document, kept by the parser from one document
+// to the next, with no input buffer of libxml2's in between.
+static xmlParserInputPtr input_in_place(einv_parser *p, const char *data, int len) {
+	if (!reserve((void **)&p->text, &p->text_cap, 0, (size_t)len + 1, 1)) return NULL;
+	memcpy(p->text, data, (size_t)len);
+	p->text[len] = 0;
+	xmlParserInputPtr in = xmlNewInputStream(p->ctxt);
+	if (!in) return NULL;
+	in->base = in->cur = p->text;
+	in->length = len;
+	in->end = p->text + len;
+	return in;
+}
+
+// input_buffered is an input through libxml2's buffers, which convert other encodings to UTF-8.
+static xmlParserInputPtr input_buffered(xmlParserCtxtPtr c, const char *data, int len) {
+	xmlParserInputBufferPtr buf = xmlParserInputBufferCreateMem(data, len, XML_CHAR_ENCODING_NONE);
+	xmlParserInputPtr in = buf ? xmlNewIOInputStream(c, buf, XML_CHAR_ENCODING_NONE) : NULL;
+	if (!in && buf) xmlFreeParserInputBuffer(buf);
+	return in;
 }
 
 void einv_parse(einv_parser *p, const char *data, int len, long max_text, int max_depth, einv_result *r) {
@@ -567,10 +621,8 @@ void einv_parse(einv_parser *p, const char *data, int len, long max_text, int ma
 
 	xmlParserCtxtPtr c = p->ctxt;
 	xmlCtxtReset(c);
-	xmlParserInputBufferPtr buf = xmlParserInputBufferCreateMem(data, len, XML_CHAR_ENCODING_NONE);
-	xmlParserInputPtr in = buf ? xmlNewIOInputStream(c, buf, XML_CHAR_ENCODING_NONE) : NULL;
+	xmlParserInputPtr in = plain_utf8(data, len) ? input_in_place(p, data, len) : input_buffered(c, data, len);
 	if (!in) {
-		if (buf) xmlFreeParserInputBuffer(buf);
 		r->stopped = EINV_STOP_OOM;
 		return;
 	}
