@@ -81,8 +81,7 @@ type Pattern struct {
 	Rules []*Rule
 
 	matcher *matchState // the rules' contexts merged into one automaton
-	checks  []check     // every rule's asserts as the engine runs them, rule after rule in one array
-	ruleAt  []int32     // rule r's checks: checks[ruleAt[r]:ruleAt[r+1]]
+	checks  [][]check   // by rule: its asserts as the engine runs them (all rules' in one array)
 }
 
 // Set is a rule set for one profile.
@@ -112,12 +111,15 @@ func dynamicError(format string, args ...any) {
 func NewSet(name string, patterns ...*Pattern) *Set {
 	for _, p := range patterns {
 		p.matcher = compileMatcher(p.Rules)
-		p.checks, p.ruleAt = nil, []int32{0}
+		var all []check
 		for _, r := range p.Rules {
 			for _, a := range r.Asserts {
-				p.checks = append(p.checks, check{test: a.Test, fired: a.Fired, report: a.Report, assert: a})
+				all = append(all, check{test: a.Test, fired: a.Fired, report: a.Report, assert: a})
 			}
-			p.ruleAt = append(p.ruleAt, int32(len(p.checks)))
+		}
+		p.checks = make([][]check, len(p.Rules))
+		for i, r := range p.Rules {
+			p.checks[i], all = all[:len(r.Asserts):len(r.Asserts)], all[len(r.Asserts):]
 		}
 	}
 	return &Set{Name: name, Patterns: patterns}
@@ -170,7 +172,7 @@ func (s *Set) Run(t *xmltree.Tree) (findings []Finding, err error) {
 			}
 			c.resetLocal()
 			c.node = n
-			checks := p.checks[p.ruleAt[rule]:p.ruleAt[rule+1]]
+			checks := p.checks[rule]
 			for k := range checks {
 				a := &checks[k]
 				if a.fired != nil {
