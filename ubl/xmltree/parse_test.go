@@ -201,6 +201,8 @@ func TestEncodingsReadAlike(t *testing.T) {
 func FuzzParse(f *testing.F) {
 	f.Add([]byte(`<a xmlns="urn:x"><b c="d">e</b></a>`))
 	f.Add([]byte(`<?xml version="1.0"?><!DOCTYPE a [<!ENTITY e "x">]><a>&e;</a>`))
+	f.Add([]byte(`<?xml version="1.0" encoding="UTF-8"?><a>x</a>`))
+	f.Add([]byte("<?xml version='1.0' encoding='latin1'?><a>\xe7</a>"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		tr, err := Parse(data, Limits{MaxBytes: 1 << 20, MaxDepth: 64, MaxText: 1 << 20})
 		if err != nil {
