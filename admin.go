@@ -493,22 +493,18 @@ func clientDisable(fs *flag.FlagSet) func(*adminEnv) error {
 
 func clientAuthorize(fs *flag.FlagSet) func(*adminEnv) error {
 	clientID := fs.String("client", "", "client_id")
-	taxID := taxIDFlags(fs, "nif")
+	entity := entityFlags(fs)
 	return func(a *adminEnv) error {
 		c, err := a.client(*clientID)
 		if err != nil {
 			return err
 		}
-		return a.authorize(c, taxID)
+		return a.authorize(c, entity)
 	}
 }
 
-func (a *adminEnv) authorize(c store.Credential, taxID func() (string, string, error)) error {
-	country, nif, err := taxID()
-	if err != nil {
-		return err
-	}
-	e, err := a.entity(country, nif)
+func (a *adminEnv) authorize(c store.Credential, entity func(*adminEnv) (store.Entity, error)) error {
+	e, err := entity(a)
 	if err != nil {
 		return err
 	}
@@ -575,13 +571,13 @@ func tokenRevoke(fs *flag.FlagSet) func(*adminEnv) error {
 
 func tokenAuthorize(fs *flag.FlagSet) func(*adminEnv) error {
 	id := fs.Int64("id", 0, "token id (from token list)")
-	taxID := taxIDFlags(fs, "nif")
+	entity := entityFlags(fs)
 	return func(a *adminEnv) error {
 		c, err := a.platformToken(*id)
 		if err != nil {
 			return err
 		}
-		return a.authorize(c, taxID)
+		return a.authorize(c, entity)
 	}
 }
 

@@ -204,23 +204,20 @@ func (a *adminEnv) printSeals(seals []store.Seal, entities map[int64]store.Entit
 }
 
 func sealDelete(fs *flag.FlagSet) func(*adminEnv) error {
-	taxID := taxIDFlags(fs, "nif")
+	entity := entityFlags(fs)
 	return func(a *adminEnv) error {
-		country, nif, err := taxID()
+		e, err := entity(a)
 		if err != nil {
 			return err
 		}
-		e, err := a.entity(country, nif)
-		if err != nil {
-			return err
-		}
+		taxID := e.Country + e.NIF
 		if err := a.st.DeleteSeal(a.ctx, e.ID); errors.Is(err, store.ErrNotFound) {
-			return fmt.Errorf("the entity %s%s has no seal", country, nif)
+			return fmt.Errorf("the entity %s has no seal", taxID)
 		} else if err != nil {
 			return err
 		}
-		return a.print(map[string]any{"deleted": true, "tax_id": country + nif}, func(w io.Writer) {
-			fmt.Fprintf(w, "seal of %s%s deleted: the service no longer signs its documents\n", country, nif)
+		return a.print(map[string]any{"deleted": true, "tax_id": taxID}, func(w io.Writer) {
+			fmt.Fprintf(w, "seal of %s deleted: the service no longer signs its documents\n", taxID)
 		})
 	}
 }
