@@ -3,8 +3,9 @@ package server
 import (
 	"errors"
 	"log/slog"
+	"maps"
 	"net/http"
-	"sort"
+	"slices"
 
 	"github.com/labstack/echo/v4"
 )
@@ -33,13 +34,8 @@ type Problem struct {
 type FieldErrors map[string]Problem
 
 func (e FieldErrors) Error() string {
-	keys := make([]string, 0, len(e))
-	for k := range e {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
 	s := "invalid fields:"
-	for _, k := range keys {
+	for _, k := range slices.Sorted(maps.Keys(e)) {
 		s += " " + k + "=" + e[k].Code.ID
 	}
 	return s

@@ -4,7 +4,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"reflect"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -18,12 +20,7 @@ import (
 // items in index order (gaps closed); a field sent twice without brackets keeps its last value.
 func bracketTree(values map[string][]string) (map[string]any, error) {
 	root := map[string]any{}
-	keys := make([]string, 0, len(values))
-	for k := range values {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	for _, key := range keys {
+	for _, key := range slices.Sorted(maps.Keys(values)) {
 		path, err := splitBrackets(key)
 		if err != nil {
 			return nil, err

@@ -5,7 +5,8 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
-	"sort"
+	"maps"
+	"slices"
 	"strconv"
 	"time"
 )
@@ -116,12 +117,7 @@ func SignPDF(pdf []byte, seal *Seal, now time.Time, opts PDFOptions) ([]byte, er
 		out.WriteByte('\n')
 	}
 	offsets := map[int]int64{}
-	nums := make([]int, 0, len(updates))
-	for n := range updates {
-		nums = append(nums, n)
-	}
-	sort.Ints(nums)
-	for _, n := range nums {
+	for _, n := range slices.Sorted(maps.Keys(updates)) {
 		offsets[n] = int64(out.Len())
 		fmt.Fprintf(&out, "%d 0 obj\n", n)
 		writeValue(&out, updates[n])
@@ -169,16 +165,13 @@ func (f *pdfFile) firstPage(root pdfDict) (pdfRef, pdfDict, error) {
 // writeXref writes the update's cross-reference section in the form the file already uses: a table
 // with a trailer, or a cross-reference stream (which then is one more object).
 func writeXref(out *bytes.Buffer, table bool, offsets map[int]int64, trailer pdfDict, next *int) {
-	nums := make([]int, 0, len(offsets)+1)
-	for n := range offsets {
-		nums = append(nums, n)
-	}
+	xrefNum := *next // with a stream: its object number
 	if !table {
-		xrefNum := *next
 		*next++
 		offsets[xrefNum] = int64(out.Len())
-		nums = append(nums, xrefNum)
-		sort.Ints(nums)
+	}
+	nums := slices.Sorted(maps.Keys(offsets))
+	if !table {
 		trailer.set("Size", int64(*next))
 		var rows bytes.Buffer
 		var index pdfArray
@@ -207,7 +200,6 @@ func writeXref(out *bytes.Buffer, table bool, offsets map[int]int64, trailer pdf
 		fmt.Fprintf(out, "startxref\n%d\n%%%%EOF\n", offsets[xrefNum])
 		return
 	}
-	sort.Ints(nums)
 	start := out.Len()
 	out.WriteString("xref\n")
 	for i := 0; i < len(nums); {
