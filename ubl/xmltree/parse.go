@@ -84,8 +84,10 @@ func Parse(data []byte, lim Limits) (*Tree, error) {
 		return nil, err
 	}
 	t, err := p.parse(data, lim)
-	if err != nil || len(p.seen) > maxKeptNames {
-		p.free() // after a failure the parser's state is not worth trusting; a parser that learnt too many names costs memory
+	if err != nil || len(p.seen) > maxKeptNames || p.result.kept_bytes > maxKeptBytes {
+		// After a failure the parser's state is not worth trusting; a parser that learnt too many names,
+		// or whose buffers grew for a large document, costs memory as long as it is kept.
+		p.free()
 	} else {
 		giveBack(p)
 	}
@@ -115,13 +117,17 @@ type docName struct {
 	prefix uint16
 }
 
-// Parsers kept for reuse, and how many names a parser may know before it is dropped instead.
+// Parsers kept for reuse, and how many names a parser may know, and how many bytes its buffers may
+// hold, before it is dropped instead.
 var (
 	parsers        = make(chan *parser, 16)
 	errOutOfMemory = errors.New("xmltree: out of memory")
 )
 
-const maxKeptNames = 8192
+const (
+	maxKeptNames = 8192
+	maxKeptBytes = 8 << 20
+)
 
 func takeParser() (*parser, error) {
 	select {

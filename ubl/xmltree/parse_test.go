@@ -198,6 +198,36 @@ func TestEncodingsReadAlike(t *testing.T) {
 	}
 }
 
+// A parser whose buffers grew for a large document is not kept for the next one.
+func TestLargeDocumentParserNotKept(t *testing.T) {
+	drain := func() {
+		for {
+			select {
+			case p := <-parsers:
+				p.free()
+			default:
+				return
+			}
+		}
+	}
+	drain()
+	defer drain()
+	if _, err := Parse([]byte(`<a>x</a>`), DefaultLimits); err != nil {
+		t.Fatal(err)
+	}
+	if len(parsers) != 1 {
+		t.Fatalf("%d parsers kept after a small document, want 1", len(parsers))
+	}
+	drain()
+	large := []byte("<a>" + strings.Repeat("x", maxKeptBytes) + "</a>")
+	if _, err := Parse(large, DefaultLimits); err != nil {
+		t.Fatal(err)
+	}
+	if len(parsers) != 0 {
+		t.Fatalf("%d parsers kept after a %d-byte document, want 0", len(parsers), len(large))
+	}
+}
+
 func FuzzParse(f *testing.F) {
 	f.Add([]byte(`<a xmlns="urn:x"><b c="d">e</b></a>`))
 	f.Add([]byte(`<?xml version="1.0"?><!DOCTYPE a [<!ENTITY e "x">]><a>&e;</a>`))

@@ -646,6 +646,7 @@ void einv_parse(einv_parser *p, const char *data, int len, long max_text, int ma
 	r->data = p->data;
 	r->new_names = p->new_names;
 	r->names_total = p->names_len;
+	r->kept_bytes = p->nodes_cap * sizeof *p->nodes + p->attrs_cap * sizeof *p->attrs + p->data_cap + p->new_names_cap + p->text_cap;
 }
 
 void einv_layout(size_t *node_size, size_t *attr_size, size_t offsets[15]) {

@@ -28,6 +28,7 @@ typedef struct {
 	unsigned char *new_names; // names first seen in this parse: (uri, prefix, local) as length + bytes
 	size_t nodes_len, attrs_len, data_len, new_names_len;
 	unsigned int names_total; // names the parser has numbered so far, this parse's included
+	size_t kept_bytes;        // what the parser's buffers hold on to after this parse
 	int elements;
 	int stopped;  // why the front end stopped the parser (EINV_STOP_*), 0 if it did not
 	int stop_line;
