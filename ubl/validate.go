@@ -107,7 +107,12 @@ func Check(data []byte, profile Profile, lang string) (*Result, *Document, error
 }
 
 func validate(data []byte, profile Profile, lang string) (*Result, *xmltree.Tree) {
-	r := &Result{Profile: profile, Fatal: map[string]int{}, Warning: map[string]int{}}
+	r := &Result{Profile: profile}
+	defer func() {
+		if r.Fatal == nil { // no rule ran: the counts are empty, not absent
+			r.Fatal, r.Warning = map[string]int{}, map[string]int{}
+		}
+	}()
 	t, err := xmltree.Parse(data, xmltree.DefaultLimits)
 	if err != nil {
 		r.NoVerdict = err.Error()
@@ -148,20 +153,52 @@ func validate(data []byte, profile Profile, lang string) (*Result, *xmltree.Tree
 			inLang(lang, "As regras não podem ser avaliadas, como no validador oficial: ", "The rules cannot be evaluated, as in the official validator: ") + err.Error()})
 		return r, t
 	}
+	r.Fatal, r.Warning = countByID(findings)
 	r.Findings = slices.Grow(r.Findings, len(findings))
 	lastNode, lastPath := xmltree.None, ""
 	for _, f := range findings {
-		counts := r.Fatal
-		if f.Assert.Flag == rules.Warning {
-			counts = r.Warning
-		}
-		counts[f.Assert.ID]++
 		if f.Node != lastNode { // a rule's findings come together, on one node
 			lastNode, lastPath = f.Node, paths.Path(f.Node)
 		}
 		r.Findings = append(r.Findings, Finding{Rule: f.Assert.ID, Flag: f.Assert.Flag.String(), Location: lastPath, Message: f.Assert.Message(lang)})
 	}
 	return r, t
+}
+
+// countByID counts the findings of each rule id, fatal and warning apart. An assert often fires many
+// times (once per line, say): findings are tallied by assert first, and each map is made at its size
+// and written once per assert.
+func countByID(findings []rules.Finding) (fatal, warning map[string]int) {
+	type tally struct {
+		assert *rules.Assert
+		n      int
+	}
+	var kept [32]tally
+	tallies := kept[:0]
+	nFatal := 0
+	for _, f := range findings {
+		i := len(tallies) - 1
+		for i >= 0 && tallies[i].assert != f.Assert {
+			i--
+		}
+		if i < 0 {
+			tallies = append(tallies, tally{f.Assert, 0})
+			i = len(tallies) - 1
+			if f.Assert.Flag == rules.Fatal {
+				nFatal++
+			}
+		}
+		tallies[i].n++
+	}
+	fatal, warning = make(map[string]int, nFatal), make(map[string]int, len(tallies)-nFatal)
+	for _, t := range tallies {
+		counts := fatal
+		if t.assert.Flag == rules.Warning {
+			counts = warning
+		}
+		counts[t.assert.ID] += t.n
+	}
+	return fatal, warning
 }
 
 // inLang picks the Portuguese or English text. (Details from the parser and the schema check, such as
