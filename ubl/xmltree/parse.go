@@ -2,6 +2,7 @@ package xmltree
 
 /*
 #cgo pkg-config: libxml-2.0
+#cgo CFLAGS: -O3
 #include <stdlib.h>
 #include "sax.h"
 */

@@ -296,8 +296,19 @@ static size_t resolved_slot(const resolved_name *t, unsigned int cap, const xmlC
 
 // resolve is an element's (or, with attribute, an attribute's) name resolved in the bindings in scope,
 // with its name number; NULL after a namespace error, or when memory runs out (the parser is then
-// stopped).
-static const resolved_name *resolve(einv_parser *p, const xmlChar *qname, int attribute) {
+// stopped). A name is resolved once per parser and state: after that, resolving it is one lookup.
+static const resolved_name *resolve_new(einv_parser *p, const xmlChar *qname, int attribute);
+
+static inline const resolved_name *resolve(einv_parser *p, const xmlChar *qname, int attribute) {
+	if (p->resolved_cap) {
+		resolved_name *e = &p->resolved[resolved_slot(p->resolved, p->resolved_cap, qname, p->ns_state, attribute)];
+		if (e->qname) return e;
+	}
+	return resolve_new(p, qname, attribute);
+}
+
+// resolve_new resolves a name not resolved before in this state, and remembers it.
+__attribute__((noinline)) static const resolved_name *resolve_new(einv_parser *p, const xmlChar *qname, int attribute) {
 	if (2 * (p->resolved_len + 1) > p->resolved_cap) {
 		unsigned int cap = p->resolved_cap ? 2 * p->resolved_cap : 256;
 		resolved_name *t = calloc(cap, sizeof *t);
@@ -310,9 +321,7 @@ static const resolved_name *resolve(einv_parser *p, const xmlChar *qname, int at
 		p->resolved = t;
 		p->resolved_cap = cap;
 	}
-	size_t i = resolved_slot(p->resolved, p->resolved_cap, qname, p->ns_state, attribute);
-	resolved_name *e = &p->resolved[i];
-	if (e->qname) return e;
+	resolved_name *e = &p->resolved[resolved_slot(p->resolved, p->resolved_cap, qname, p->ns_state, attribute)];
 	int colon = qname_colon(qname), bound = 1;
 	if (colon == -2) return ns_error(p, "the name is not a QName", qname), NULL;
 	const xmlChar *uri = NULL; // an unprefixed attribute is in no namespace
@@ -360,7 +369,7 @@ static int declare(einv_parser *p, const xmlChar *attname, const xmlChar *value)
 	return 1;
 }
 
-static int is_declaration(const xmlChar *a) {
+static inline int is_declaration(const xmlChar *a) {
 	return a[0] == 'x' && a[1] == 'm' && a[2] == 'l' && a[3] == 'n' && a[4] == 's' && (a[5] == 0 || a[5] == ':');
 }
 
