@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
 	"sort"
 	"strings"
 
@@ -15,7 +16,8 @@ import (
 )
 
 // validateCmd is `einvoice validate [--profile P] [--json] [--lang pt|en] PATH...`. Folders are walked for
-// *.xml. Exit 0 when no file is rejected, 1 when any is, 2 for usage or I/O errors.
+// *.xml. Files are validated on every core, and reported in the order given (a folder's files sorted by
+// path). Exit 0 when no file is rejected, 1 when any is, 2 for usage or I/O errors.
 func validateCmd(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("validate", flag.ContinueOnError)
 	fs.SetOutput(stderr)
@@ -37,23 +39,76 @@ func validateCmd(args []string, stdout, stderr io.Writer) int {
 	}
 	code := 0
 	enc := json.NewEncoder(stdout)
-	for _, f := range files {
-		data, err := os.ReadFile(f)
-		if err != nil {
-			fmt.Fprintln(stderr, "einvoice validate:", err)
+	stop := make(chan struct{})
+	defer close(stop)
+	i := 0
+	for out := range validateFiles(files, profile, *lang, stop) {
+		o, f := <-out, files[i]
+		i++
+		if o.err != nil {
+			fmt.Fprintln(stderr, "einvoice validate:", o.err)
 			return 2
 		}
-		r := ubl.Validate(data, profile, *lang)
-		if r.Rejected() {
+		if o.r.Rejected() {
 			code = 1
 		}
 		if *asJSON {
-			enc.Encode(jsonLine{File: f, Result: r})
+			enc.Encode(jsonLine{File: f, Result: o.r})
 			continue
 		}
-		printReport(stdout, f, r)
+		printReport(stdout, f, o.r)
 	}
 	return code
+}
+
+// outcome is one file's result, or why it could not be read.
+type outcome struct {
+	r   *ubl.Result
+	err error
+}
+
+type validation struct {
+	file string
+	out  chan<- outcome
+}
+
+// validateFiles reads and validates the files with one worker per core. It sends one channel per file,
+// in the order of the files, on which that file's outcome arrives; at most twice as many files as
+// there are workers wait to be written. Closing stop makes it give up on the files not yet started.
+func validateFiles(files []string, profile ubl.Profile, lang string, stop <-chan struct{}) <-chan chan outcome {
+	workers := runtime.GOMAXPROCS(0)
+	ordered := make(chan chan outcome, 2*workers)
+	todo := make(chan validation, workers)
+	go func() {
+		defer close(ordered)
+		defer close(todo)
+		for _, f := range files {
+			out := make(chan outcome, 1) // a worker never waits for the writer
+			select {
+			case ordered <- out:
+			case <-stop:
+				return
+			}
+			select {
+			case todo <- validation{f, out}:
+			case <-stop:
+				return
+			}
+		}
+	}()
+	for range workers {
+		go func() {
+			for v := range todo {
+				data, err := os.ReadFile(v.file)
+				if err != nil {
+					v.out <- outcome{err: err}
+					continue
+				}
+				v.out <- outcome{r: ubl.Validate(data, profile, lang)}
+			}
+		}()
+	}
+	return ordered
 }
 
 // jsonLine is the shape of expected/*.jsonl plus the profile, service findings and all findings.

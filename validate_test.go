@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -42,5 +43,56 @@ func TestValidateCommand(t *testing.T) {
 	code, out, _ = runCLI(t, "validate", "--json", broken)
 	if code != 1 || !strings.Contains(out, `"root":null`) || !strings.Contains(out, `"error":`) {
 		t.Fatalf("not well-formed: exit %d\n%s", code, out)
+	}
+}
+
+// Files are validated on every core but reported in the order given; an unreadable file stops the
+// command (exit 2) after the files before it are reported.
+func TestValidateCommandKeepsOrder(t *testing.T) {
+	dir, err := corpus.Dir()
+	if err != nil {
+		t.Skip(err)
+	}
+	clean, err := os.ReadFile(filepath.Join(dir, "cases", "cius-pt", "ilink-samples", "retencao.xml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	folder := t.TempDir()
+	var want []string
+	for i := range 40 {
+		name := filepath.Join(folder, fmt.Sprintf("%02d.xml", i))
+		data := clean
+		if i%3 == 1 {
+			data = []byte("<Invoice><unclosed>") // refused at once: finishes before its neighbours
+		}
+		if err := os.WriteFile(name, data, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		want = append(want, name)
+	}
+	code, out, _ := runCLI(t, "validate", "--json", folder)
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	if code != 1 || len(lines) != len(want) {
+		t.Fatalf("exit %d, %d lines", code, len(lines))
+	}
+	for i, l := range lines {
+		var line struct {
+			File string  `json:"file"`
+			Root *string `json:"root"`
+		}
+		if err := json.Unmarshal([]byte(l), &line); err != nil {
+			t.Fatal(err)
+		}
+		if line.File != want[i] || (line.Root == nil) != (i%3 == 1) {
+			t.Fatalf("line %d: %s, want the report of %s", i, l, want[i])
+		}
+	}
+
+	if err := os.Symlink(filepath.Join(folder, "nowhere"), filepath.Join(folder, "20a.xml")); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errOut := runCLI(t, "validate", "--json", folder)
+	if lines := strings.Split(strings.TrimSpace(out), "\n"); code != 2 || len(lines) != 21 || !strings.Contains(errOut, "20a.xml") {
+		t.Fatalf("unreadable file: exit %d, %d lines, stderr %q", code, len(lines), errOut)
 	}
 }
