@@ -67,6 +67,7 @@ type outcome struct {
 	err error
 }
 
+// validation is a file for a worker, and where its outcome goes.
 type validation struct {
 	file string
 	out  chan<- outcome
