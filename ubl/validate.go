@@ -167,9 +167,9 @@ func validate(data []byte, profile Profile, lang string) (*Result, *xmltree.Tree
 
 // countByID counts the findings of each rule id, fatal and warning apart. An assert often fires many
 // times (once per line, say): findings are tallied by assert first, and each map is made at its size
-// and written once per assert. A finding's tally is looked for from the newest back: a pattern's
-// findings come element by element, so an assert's last tally is at most as far back as the asserts
-// one element of that pattern fires, whatever the size of the document.
+// and written once per assert. A finding's tally is looked for from the newest back: the search is
+// bounded by how many distinct asserts fired (the rule set's size at worst), not by the number of
+// findings, and an assert firing element after element is found among the last few.
 func countByID(findings []rules.Finding) (fatal, warning map[string]int) {
 	type tally struct {
 		assert *rules.Assert
