@@ -439,7 +439,7 @@ func (c *Ctx) DecOf(n xmltree.NodeID, p *Path) (Dec, bool) {
 	return c.Dec(x), true
 }
 
-// Sum is sum(p/xs:decimal(.)): 0 for no node.
+// Sum is sum(p/xs:decimal(.)): every node p selects cast on its own, 0 for none.
 func (c *Ctx) Sum(n xmltree.NodeID, p *Path) Dec {
 	total := Dec{}
 	for _, x := range c.selectNodes(n, p) {
@@ -448,12 +448,23 @@ func (c *Ctx) Sum(n xmltree.NodeID, p *Path) Dec {
 	return total
 }
 
-// SumWhere sums xs:decimal over the nodes p selects that satisfy keep.
-func (c *Ctx) SumWhere(n xmltree.NodeID, p *Path, keep func(xmltree.NodeID) bool) Dec {
+// SumEach is sum(parents/xs:decimal(child)), the form every official sum takes: each parent's child is
+// cast on its own, so a parent without one adds nothing and a parent with two is a dynamic error (the
+// cast of a sequence of two), whatever the other parents hold.
+func (c *Ctx) SumEach(n xmltree.NodeID, parents, child *Path) Dec {
+	return c.SumEachWhere(n, parents, nil, child)
+}
+
+// SumEachWhere is SumEach over the parents that satisfy keep (nil: all), as a predicate on the parent
+// step filters them before their child is cast.
+func (c *Ctx) SumEachWhere(n xmltree.NodeID, parents *Path, keep func(xmltree.NodeID) bool, child *Path) Dec {
 	total := Dec{}
-	for _, x := range c.selectNodes(n, p) {
-		if keep(x) {
-			total = total.Add(c.Dec(x))
+	for _, x := range c.selectNodes(n, parents) {
+		if keep != nil && !keep(x) {
+			continue
+		}
+		if v, ok := c.DecOf(x, child); ok {
+			total = total.Add(v)
 		}
 	}
 	return total

@@ -1,6 +1,7 @@
 package rules
 
 import (
+	"cmp"
 	"math"
 	"regexp"
 	"strconv"
@@ -355,42 +356,99 @@ func ParseDouble(s string) (float64, bool) {
 	return f, true
 }
 
-// DoubleCmp is the general comparison of the nodes p selects with a number: some node's value, cast to
-// xs:double, compares with x as op says ("<", "<=", ">", ">=", "=", "!=").
-func (c *Ctx) DoubleCmp(n xmltree.NodeID, p *Path, op string, x float64) bool {
+// IntCmp is the general comparison of the nodes p selects with an integer literal: true when some
+// node's value compares with x as op says ("<", "<=", ">", ">=", "=", "!="), in document order, a value
+// that is not a number stopping the evaluation when it is reached (see UntypedCmp).
+func (c *Ctx) IntCmp(n xmltree.NodeID, p *Path, op string, x int64) bool {
 	for _, y := range c.selectNodes(n, p) {
-		if cmpFloat(c.Double(y), op, x) {
+		if UntypedCmp(c.Str(y), op, float64(x), true) {
 			return true
 		}
 	}
 	return false
 }
 
-func cmpFloat(a float64, op string, b float64) bool {
+// UntypedCmp compares a node's value s (an xs:untypedAtomic) with a number x as Saxon 9.9's general
+// comparison does, which is what the official results follow where XPath leaves room:
+//   - against NaN only "!=" holds;
+//   - a value written as a plain integer ("-0", "042": an optional minus and up to ten digits) compared
+//     with an integer (xInteger) is compared as an integer;
+//   - any other value is cast to xs:double (a dynamic error if it cannot be) and the two doubles are
+//     ordered as Java orders them: -0 below 0, and NaN above every number.
+//
+// So "-0.00" = 0 is false and "-0.00" < 0 is true, while "-0" = 0 is true.
+func UntypedCmp(s, op string, x float64, xInteger bool) bool {
+	if math.IsNaN(x) {
+		return op == "!="
+	}
+	var order int
+	if t := TrimBlanks(s); xInteger && plainInteger(t) {
+		v, _ := strconv.ParseInt(t, 10, 64)
+		order = cmp.Compare(v, int64(x))
+	} else {
+		f, ok := ParseDouble(s)
+		if !ok {
+			dynamicError("cannot convert %q to xs:double", s)
+		}
+		order = javaCompare(f, x)
+	}
 	switch op {
 	case "<":
-		return a < b
+		return order < 0
 	case "<=":
-		return a <= b
+		return order <= 0
 	case ">":
-		return a > b
+		return order > 0
 	case ">=":
-		return a >= b
+		return order >= 0
 	case "=":
-		return a == b
+		return order == 0
 	case "!=":
-		return a != b
+		return order != 0
 	}
 	panic("rules: unknown operator " + op)
+}
+
+// plainInteger reports whether s is an optional minus and one to ten digits.
+func plainInteger(s string) bool {
+	digits := strings.TrimPrefix(s, "-")
+	if len(digits) == 0 || len(digits) > 10 {
+		return false
+	}
+	for i := 0; i < len(digits); i++ {
+		if digits[i] < '0' || digits[i] > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+// javaCompare orders two doubles as Java's Double.compare: numerically, then -0 below 0, and NaN above
+// everything (y is never NaN here).
+func javaCompare(x, y float64) int {
+	switch {
+	case x < y:
+		return -1
+	case x > y:
+		return 1
+	case math.IsNaN(x):
+		return 1
+	}
+	return cmp.Compare(int64(math.Float64bits(x)), int64(math.Float64bits(y))) // -0 and 0, or equal
 }
 
 // Fail raises a dynamic error from a rule's own code (for example a sequence where XPath needs one item).
 func Fail(msg string) { dynamicError("%s", msg) }
 
-// RoundDouble is XPath round() on a double: halves towards positive infinity.
+// RoundDouble is XPath round() on a double: halves towards positive infinity, and from -0.5 up to
+// zero the result is negative zero.
 func RoundDouble(f float64) float64 {
 	if math.IsNaN(f) || math.IsInf(f, 0) {
 		return f
 	}
-	return math.Floor(f + 0.5)
+	r := math.Floor(f + 0.5)
+	if r == 0 && math.Signbit(f) {
+		return math.Copysign(0, -1)
+	}
+	return r
 }

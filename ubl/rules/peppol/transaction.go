@@ -193,7 +193,7 @@ func transactionPattern() *rules.Pattern {
 		rule("cac:TaxCategory | cac:ClassifiedTaxCategory",
 			fatal("PEPPOL-T01-R029", func(c *ctx, n node) bool { return c.Exists(n, pPercent) || c.NormOf(n, pID) == "O" },
 				"A tax category SHALL have a rate unless it is outside the scope of VAT (O).", "Uma categoria de IVA tem de ter taxa, salvo fora do âmbito do IVA (O)."),
-			fatal("PEPPOL-T01-R030", func(c *ctx, n node) bool { return c.NormOf(n, pID) != "S" || c.DoubleCmp(n, pPercent, ">", 0) },
+			fatal("PEPPOL-T01-R030", func(c *ctx, n node) bool { return c.NormOf(n, pID) != "S" || c.IntCmp(n, pPercent, ">", 0) },
 				"A standard-rated tax category SHALL have a rate greater than zero.", "A categoria de IVA à taxa normal tem de ter taxa maior que zero.")),
 		rule("cac:OrderLine/cac:LineItem", lineAsserts()...),
 		rule("cac:Price/cac:AllowanceCharge", fatal("PEPPOL-T01-R019", func(c *ctx, n node) bool {
@@ -212,7 +212,7 @@ func transactionPattern() *rules.Pattern {
 			fatal("PEPPOL-T01-R005", func(c *ctx, n node) bool { return c.Number(n, pPriceAmount) >= 0 },
 				"Item net price SHALL NOT be negative.", "O preço líquido não pode ser negativo."),
 			fatal("PEPPOL-T01-R027", func(c *ctx, n node) bool {
-				return c.DoubleCmp(n, pPriceBase, ">=", 0) || !c.Exists(n, pPriceBase)
+				return c.IntCmp(n, pPriceBase, ">=", 0) || !c.Exists(n, pPriceBase)
 			}, "Item gross price SHALL NOT be negative.", "O preço bruto não pode ser negativo."),
 			fatal("PEPPOL-T01-R033", func(c *ctx, n node) bool {
 				return c.Number(n, pPriceDiscount) >= 0 || !c.Exists(n, pPriceDiscount)

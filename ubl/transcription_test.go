@@ -1,0 +1,177 @@
+package ubl
+
+import (
+	"fmt"
+	"maps"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+
+	"einvoice/internal/corpus"
+	"einvoice/internal/mutant"
+	"einvoice/internal/oracle"
+)
+
+// The official rules, transcribed from the inventory and run by Saxon (internal/oracle: the
+// transcription gives the official results on the whole corpus), judge variants of the corpus documents
+// made by small edits (internal/mutant): an element removed, repeated or moved, a value or an attribute
+// changed. The rule engine must give the same fatal and warning counts, and the same "no verdict",
+// on every one. EINVOICE_VARIANTS sets how many variants of each schema-valid document (default 24;
+// each fourth schema-invalid case gives one); EINVOICE_VARIANTS_SEED changes them.
+func TestRulesAgreeWithTheTranscriptionOnVariants(t *testing.T) {
+	p, xsl := ciusptTranscription(t)
+	per := envInt(t, "EINVOICE_VARIANTS", 24)
+	seed := envInt(t, "EINVOICE_VARIANTS_SEED", 0)
+	docs := map[string][]byte{}
+	for i, e := range p.Expected {
+		n := per
+		if !e.XSDValid {
+			if i%4 != 0 {
+				continue
+			}
+			n = 1
+		}
+		data, err := os.ReadFile(filepath.Join(p.Cases, e.File))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for k, v := range mutant.Variants(data, n, uint64(seed*100_000+i)) {
+			docs[fmt.Sprintf("%04d-%03d.xml", i, k)] = v
+		}
+	}
+	official := oracle.Run(t, xsl, docs)
+	disagree := 0
+	for _, name := range slices.Sorted(maps.Keys(docs)) {
+		if d := disagreement(official[name], Validate(docs[name], CIUSPT, "en")); d != "" {
+			disagree++
+			t.Errorf("%s (variant of %s): %s", name, p.Expected[atoi(name[:4])].File, d)
+		}
+	}
+	t.Logf("%d variants, %d disagree", len(docs), disagree)
+	if disagree > 0 {
+		if dir := os.Getenv("EINVOICE_VARIANTS_KEEP"); dir != "" {
+			for name, data := range docs {
+				if disagreement(official[name], Validate(data, CIUSPT, "en")) != "" {
+					_ = os.WriteFile(filepath.Join(dir, name), data, 0o644)
+				}
+			}
+		}
+	}
+}
+
+// Where XPath lets a processor choose (whether an operand is evaluated at all, how an untyped value
+// compares with a number), the engine answers as Saxon does. Each case holds a document small enough to
+// read and the official answer; with Saxon installed, the answer is put to the transcription as well.
+func TestEvaluationFollowsSaxon(t *testing.T) {
+	const head = `<Invoice xmlns="urn:oasis:names:specification:ubl:schema:xsd:Invoice-2"` +
+		` xmlns:cac="urn:oasis:names:specification:ubl:schema:xsd:CommonAggregateComponents-2"` +
+		` xmlns:cbc="urn:oasis:names:specification:ubl:schema:xsd:CommonBasicComponents-2">`
+	exempt := func(tax string) string {
+		return `<cac:TaxTotal><cbc:TaxAmount>0</cbc:TaxAmount><cac:TaxSubtotal><cbc:TaxableAmount>10</cbc:TaxableAmount>` +
+			`<cbc:TaxAmount>` + tax + `</cbc:TaxAmount><cac:TaxCategory><cbc:ID>E</cbc:ID><cbc:Percent>0</cbc:Percent>` +
+			`</cac:TaxCategory></cac:TaxSubtotal></cac:TaxTotal>`
+	}
+	allowance := func(percent string) string {
+		return `<cac:AllowanceCharge><cbc:ChargeIndicator>false</cbc:ChargeIndicator><cbc:Amount>1</cbc:Amount>` +
+			`<cac:TaxCategory><cbc:ID>E</cbc:ID><cbc:Percent>` + percent + `</cbc:Percent></cac:TaxCategory></cac:AllowanceCharge>`
+	}
+	cases := []struct {
+		name, body string
+		rule       string // the rule the case is about
+		fires      int    // how often it fires; -1: no verdict
+	}{
+		// A comparison whose left side is empty does not look at its right side: two amounts due are
+		// not cast when there is no total with VAT to compare them with.
+		{"empty left operand", `<cac:LegalMonetaryTotal><cbc:PrepaidAmount>-0.01</cbc:PrepaidAmount>` +
+			`<cbc:PayableAmount>1</cbc:PayableAmount><cbc:PayableAmount>1</cbc:PayableAmount></cac:LegalMonetaryTotal>`,
+			"DT-CIUS-PT-166", 1},
+		// Nor is a line net amount that is not a number, when the line has no quantity.
+		{"line without quantity", `<cac:InvoiceLine><cbc:LineExtensionAmount>VAT</cbc:LineExtensionAmount>` +
+			`<cac:Price><cbc:PriceAmount>1</cbc:PriceAmount></cac:Price></cac:InvoiceLine>`, "DT-CIUS-PT-157", 1},
+		// exists() stops at the first discount amount; with no gross price nothing else is cast.
+		{"two price discounts", `<cac:InvoiceLine><cac:Price><cbc:PriceAmount>1</cbc:PriceAmount>` +
+			`<cac:AllowanceCharge><cbc:Amount>1</cbc:Amount></cac:AllowanceCharge>` +
+			`<cac:AllowanceCharge><cbc:Amount>x</cbc:Amount></cac:AllowanceCharge></cac:Price></cac:InvoiceLine>`,
+			"DT-CIUS-PT-170", 1},
+		// Every official sum casts each parent's amount on its own: a breakdown with two VAT amounts
+		// stops the evaluation even though the sum of all of them is a number.
+		{"two amounts in one breakdown", `<cac:TaxTotal><cbc:TaxAmount>2</cbc:TaxAmount><cac:TaxSubtotal>` +
+			`<cbc:TaxAmount>1</cbc:TaxAmount><cbc:TaxAmount>1</cbc:TaxAmount></cac:TaxSubtotal></cac:TaxTotal>`,
+			"DT-CIUS-PT-164", -1},
+		// "-0.00" is not equal to 0 for Saxon (it orders -0 below 0), but "-0" is.
+		{"negative zero tax amount", exempt("-0.00"), "BR-E-09", 1},
+		{"minus zero as an integer", exempt("-0"), "BR-E-09", 0},
+		{"negative zero rate", allowance("-0.00"), "BR-E-06", 1},
+		{"zero rate", allowance("0.00"), "BR-E-06", 0},
+		{"a rate that is not a number", allowance("NaN"), "BR-E-06", 1},
+	}
+	docs := map[string][]byte{}
+	for i, tc := range cases {
+		doc := []byte(head + tc.body + `</Invoice>`)
+		docs[fmt.Sprintf("%02d.xml", i)] = doc
+		r := Validate(doc, CIUSPT, "en")
+		got := r.Fatal[tc.rule]
+		if r.NoVerdict != "" {
+			got = -1
+		}
+		if got != tc.fires {
+			t.Errorf("%s: %s fires %d times (-1: no verdict), Saxon %d", tc.name, tc.rule, got, tc.fires)
+		}
+	}
+	_, xsl := ciusptTranscription(t)
+	official := oracle.Run(t, xsl, docs)
+	for i, tc := range cases {
+		r := official[fmt.Sprintf("%02d.xml", i)]
+		got := r.Fatal[tc.rule]
+		if r.Error {
+			got = -1
+		}
+		if got != tc.fires {
+			t.Errorf("%s: the transcription says %s fires %d times, the case %d", tc.name, tc.rule, got, tc.fires)
+		}
+	}
+}
+
+// ciusptTranscription is the CIUS-PT profile of the corpus and its rules as XSLT.
+func ciusptTranscription(t *testing.T) (corpus.Profile, []byte) {
+	t.Helper()
+	profiles, err := corpus.Profiles()
+	if err != nil {
+		t.Skip(err)
+	}
+	dir, _ := corpus.Dir()
+	xsl, err := oracle.Stylesheet(oracle.CIUSPT(dir))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return profiles[0], xsl
+}
+
+// disagreement says how our result differs from the transcription's ("" when it does not).
+func disagreement(official oracle.Result, r *Result) string {
+	if official.Error || r.NoVerdict != "" {
+		if official.Error == (r.NoVerdict != "") {
+			return ""
+		}
+		return fmt.Sprintf("no verdict: official %v, ours %q", official.Error, r.NoVerdict)
+	}
+	return strings.Trim(diff(official.Fatal, filter(r.Fatal, nil))+"; "+diff(official.Warning, filter(r.Warning, nil)), "; ")
+}
+
+func envInt(t *testing.T, name string, def int) int {
+	t.Helper()
+	s := os.Getenv(name)
+	if s == "" {
+		return def
+	}
+	n, err := strconv.Atoi(s)
+	if err != nil {
+		t.Fatalf("%s=%q: not a number", name, s)
+	}
+	return n
+}
+
+func atoi(s string) int { n, _ := strconv.Atoi(s); return n }
