@@ -20,45 +20,46 @@ import (
 // made by small edits (internal/mutant): an element removed, repeated or moved, a value or an attribute
 // changed. The rule engine must give the same fatal and warning counts, and the same "no verdict",
 // on every one. EINVOICE_VARIANTS sets how many variants of each schema-valid document (default 24;
-// each fourth schema-invalid case gives one); EINVOICE_VARIANTS_SEED changes them.
+// each fourth schema-invalid case gives one); EINVOICE_VARIANTS_SEED changes them, and
+// EINVOICE_VARIANTS_KEEP names a folder to keep the variants that disagree in.
 func TestRulesAgreeWithTheTranscriptionOnVariants(t *testing.T) {
-	p, xsl := ciusptTranscription(t)
 	per := envInt(t, "EINVOICE_VARIANTS", 24)
 	seed := envInt(t, "EINVOICE_VARIANTS_SEED", 0)
-	docs := map[string][]byte{}
-	for i, e := range p.Expected {
-		n := per
-		if !e.XSDValid {
-			if i%4 != 0 {
-				continue
-			}
-			n = 1
-		}
-		data, err := os.ReadFile(filepath.Join(p.Cases, e.File))
-		if err != nil {
-			t.Fatal(err)
-		}
-		for k, v := range mutant.Variants(data, n, uint64(seed*100_000+i)) {
-			docs[fmt.Sprintf("%04d-%03d.xml", i, k)] = v
-		}
-	}
-	official := oracle.Run(t, xsl, docs)
-	disagree := 0
-	for _, name := range slices.Sorted(maps.Keys(docs)) {
-		if d := disagreement(official[name], Validate(docs[name], CIUSPT, "en")); d != "" {
-			disagree++
-			t.Errorf("%s (variant of %s): %s", name, p.Expected[atoi(name[:4])].File, d)
-		}
-	}
-	t.Logf("%d variants, %d disagree", len(docs), disagree)
-	if disagree > 0 {
-		if dir := os.Getenv("EINVOICE_VARIANTS_KEEP"); dir != "" {
-			for name, data := range docs {
-				if disagreement(official[name], Validate(data, CIUSPT, "en")) != "" {
-					_ = os.WriteFile(filepath.Join(dir, name), data, 0o644)
+	for _, profile := range []Profile{CIUSPT, PeppolOrder} {
+		t.Run(string(profile), func(t *testing.T) {
+			p, xsl := transcription(t, profile)
+			docs := map[string][]byte{}
+			for i, e := range p.Expected {
+				n := per
+				if !e.XSDValid {
+					if i%4 != 0 {
+						continue
+					}
+					n = 1
+				}
+				data, err := os.ReadFile(filepath.Join(p.Cases, e.File))
+				if err != nil {
+					t.Fatal(err)
+				}
+				for k, v := range mutant.Variants(data, n, uint64(seed*100_000+i)) {
+					docs[fmt.Sprintf("%04d-%03d.xml", i, k)] = v
 				}
 			}
-		}
+			official := oracle.Run(t, xsl, docs)
+			disagree := 0
+			for _, name := range slices.Sorted(maps.Keys(docs)) {
+				d := disagreement(official[name], Validate(docs[name], profile, "en"))
+				if d == "" {
+					continue
+				}
+				disagree++
+				t.Errorf("%s (variant of %s): %s", name, p.Expected[atoi(name[:4])].File, d)
+				if dir := os.Getenv("EINVOICE_VARIANTS_KEEP"); dir != "" {
+					_ = os.WriteFile(filepath.Join(dir, string(profile)+"-"+name), docs[name], 0o644)
+				}
+			}
+			t.Logf("%d variants, %d disagree", len(docs), disagree)
+		})
 	}
 }
 
@@ -121,7 +122,7 @@ func TestEvaluationFollowsSaxon(t *testing.T) {
 			t.Errorf("%s: %s fires %d times (-1: no verdict), Saxon %d", tc.name, tc.rule, got, tc.fires)
 		}
 	}
-	_, xsl := ciusptTranscription(t)
+	_, xsl := transcription(t, CIUSPT)
 	official := oracle.Run(t, xsl, docs)
 	for i, tc := range cases {
 		r := official[fmt.Sprintf("%02d.xml", i)]
@@ -135,19 +136,26 @@ func TestEvaluationFollowsSaxon(t *testing.T) {
 	}
 }
 
-// ciusptTranscription is the CIUS-PT profile of the corpus and its rules as XSLT.
-func ciusptTranscription(t *testing.T) (corpus.Profile, []byte) {
+// transcription is a profile's corpus and its rules as XSLT.
+func transcription(t *testing.T, profile Profile) (corpus.Profile, []byte) {
 	t.Helper()
 	profiles, err := corpus.Profiles()
 	if err != nil {
 		t.Skip(err)
 	}
 	dir, _ := corpus.Dir()
-	xsl, err := oracle.Stylesheet(oracle.CIUSPT(dir))
+	o, i := oracle.CIUSPT(dir), 0
+	if profile == PeppolOrder {
+		if o, err = oracle.PeppolOrder(dir, filepath.Join("rules", "peppol", "t01-structure.txt")); err != nil {
+			t.Fatal(err)
+		}
+		i = 1
+	}
+	xsl, err := oracle.Stylesheet(o)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return profiles[0], xsl
+	return profiles[i], xsl
 }
 
 // disagreement says how our result differs from the transcription's ("" when it does not).

@@ -28,6 +28,16 @@ type Profile struct {
 	Rules, Variables string            // paths of the inventory's two CSV files
 	Namespaces       map[string]string // prefix → URI
 	Functions        string            // XSLT declarations (xsl:function, xsl:key) the tests call
+	// Rules without asserts, which the inventory cannot list but which keep an element from the
+	// rules after them in their pattern (as an allowed element from a rule refusing any other).
+	EmptyRules []EmptyRule
+}
+
+// EmptyRule is a rule without asserts: its pattern, its number there and its context.
+type EmptyRule struct {
+	Pattern string
+	Number  int
+	Context string
 }
 
 // Result is the verdict of the transcribed rules on one document.
@@ -94,6 +104,14 @@ func Stylesheet(p Profile) ([]byte, error) {
 		}
 		byRule[key] = append(byRule[key], a)
 	}
+	for _, r := range p.EmptyRules {
+		key := r.Pattern + "\x00" + strconv.Itoa(r.Number)
+		if len(byRule[key]) > 0 {
+			return nil, fmt.Errorf("rule %d of pattern %s has asserts: it is not empty", r.Number, r.Pattern)
+		}
+		rules[r.Pattern] = append(rules[r.Pattern], r.Number)
+		byRule[key] = []assertion{{context: r.Context, pattern: r.Pattern, rule: r.Number}}
+	}
 	b.WriteString("<xsl:template match=\"/\">\n")
 	for i := range patterns {
 		fmt.Fprintf(&b, "  <xsl:apply-templates select=\"/\" mode=\"M%d\"/>\n", i)
@@ -111,6 +129,9 @@ func Stylesheet(p Profile) ([]byte, error) {
 				}
 			}
 			for _, a := range list {
+				if a.id == "" { // an empty rule
+					continue
+				}
 				test := "not(" + a.test + ")"
 				if a.kind == "report" {
 					test = a.test

@@ -17,8 +17,18 @@ func TestTranscriptionGivesTheOfficialResults(t *testing.T) {
 		t.Skip(err)
 	}
 	dir, _ := corpus.Dir()
-	p := profiles[0] // cius-pt
-	xsl, err := Stylesheet(CIUSPT(dir))
+	peppol, err := PeppolOrder(dir, "../../ubl/rules/peppol/t01-structure.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, profile := range []Profile{CIUSPT(dir), peppol} {
+		p := profiles[i]
+		t.Run(p.Name, func(t *testing.T) { transcriptionAgrees(t, p, profile) })
+	}
+}
+
+func transcriptionAgrees(t *testing.T, p corpus.Profile, profile Profile) {
+	xsl, err := Stylesheet(profile)
 	if err != nil {
 		t.Fatal(err)
 	}
