@@ -43,8 +43,8 @@ func PeppolOrder(conformance, structure string) (Profile, error) {
 	}
 	return Profile{
 		EmptyRules: empty,
-		Rules:     filepath.Join(conformance, "rules", "peppol-order-t01.csv"),
-		Variables: filepath.Join(conformance, "rules", "peppol-order-t01-variables.csv"),
+		Rules:      filepath.Join(conformance, "rules", "peppol-order-t01.csv"),
+		Variables:  filepath.Join(conformance, "rules", "peppol-order-t01-variables.csv"),
 		Namespaces: map[string]string{
 			"ubl": "urn:oasis:names:specification:ubl:schema:xsd:Order-2",
 			"cac": nsCAC, "cbc": nsCBC, "xs": nsXS,
