@@ -108,6 +108,11 @@ func TestEvaluationFollowsSaxon(t *testing.T) {
 		{"negative zero rate", allowance("-0.00"), "BR-E-06", 1},
 		{"zero rate", allowance("0.00"), "BR-E-06", 0},
 		{"a rate that is not a number", allowance("NaN"), "BR-E-06", 1},
+		// An element read as text includes the whitespace between the elements inside it: here a line
+		// feed, which the format's "." does not match.
+		{"element inside a value", "<cbc:ID>4560000222<cac:ProjectReference>\n  <cbc:ID>9</cbc:ID>\n</cac:ProjectReference></cbc:ID>",
+			"DT-CIUS-PT-001", 1},
+		{"value around a comment", "<cbc:ID>45600<!-- c -->00222</cbc:ID>", "DT-CIUS-PT-001", 0},
 	}
 	docs := map[string][]byte{}
 	for i, tc := range cases {

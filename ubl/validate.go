@@ -147,6 +147,14 @@ func validate(data []byte, profile Profile, lang string) (*Result, *xmltree.Tree
 		return r, t
 	}
 	findings, err := set.Run(t)
+	if errors.Is(err, rules.ErrBlanksNeeded) { // an element with element children read as text: rare
+		var full *xmltree.Tree
+		if full, err = xmltree.ParseKeepingBlanks(data, xmltree.DefaultLimits); err == nil {
+			defer full.Release()
+			paths = full.NewPathWriter()
+			findings, err = set.Run(full)
+		}
+	}
 	if err != nil {
 		r.NoVerdict = err.Error()
 		r.Findings = append(r.Findings, Finding{Rule: RuleRules, Flag: "fatal", Message: "[" + RuleRules + "]-" +

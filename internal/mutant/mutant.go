@@ -29,7 +29,7 @@ type element struct {
 // rules know, near misses of them, and malformed values.
 var Values = []string{
 	"", " ", "0", "1", "-1", "0.00", "-0.00", "-0", "100", "100.00", "-100.00", "23", "13", "6", "12.5", "1e3",
-	"NaN", "INF", "abc",
+	"NaN", "INF", "abc", ".5", "5.", "1000000000000000000000000000000", "0.000000001",
 	"S", "E", "Z", "AA", "AE", "K", "G", "O", "L", "M", "ISE", "RED", "INT", "NOR", "NS", "OUT",
 	"EUR", "USD", "GBP", "XXX", "eur", "PT", "ES", "SE", "GB", "XK", "pt",
 	"380", "381", "383", "384", "386", "389", "751", "325", "326", "58", "30", "42", "49", "59", "ZZZ",
@@ -67,15 +67,20 @@ func Variants(doc []byte, n int, seed uint64) [][]byte {
 	return out
 }
 
-// edit makes one edit of doc, on an element other than the document element.
+// edit makes one edit of doc, on an element other than the document element: it is removed (20 in
+// 100), repeated (6), given a copy of another element as its last child (4), swapped with its next
+// sibling (8), has an attribute changed or removed (14), or has its value changed or emptied.
 func edit(doc []byte, es []element, rng *rand.Rand) []byte {
 	k := 1 + rng.IntN(len(es)-1)
 	e := es[k]
 	switch r := rng.IntN(100); {
 	case r < 20: // remove
 		return splice(doc, e.start, e.end, nil)
-	case r < 32: // repeat
+	case r < 26: // repeat
 		return splice(doc, e.end, e.end, doc[e.start:e.end])
+	case r < 30 && !es[k].selfShut: // a copy of another element put inside this one, as its last child
+		from := es[1+rng.IntN(len(es)-1)]
+		return splice(doc, e.contentEnd, e.contentEnd, doc[from.start:from.end])
 	case r < 38: // swap with the next sibling
 		for j := k + 1; j < len(es); j++ {
 			if es[j].parent == e.parent {
@@ -112,7 +117,14 @@ func edit(doc []byte, es []element, rng *rand.Rand) []byte {
 func newValue(text string, doc []byte, es []element, rng *rand.Rand) string {
 	if decimalValue.MatchString(text) && rng.IntN(2) == 0 {
 		v, _ := strconv.ParseFloat(strings.TrimSpace(text), 64)
-		switch rng.IntN(7) {
+		t := strings.TrimSpace(text)
+		switch rng.IntN(10) {
+		case 7:
+			return "+" + t
+		case 8:
+			return "00" + t
+		case 9:
+			return t + "E0"
 		case 0:
 			v += 1
 		case 1:
@@ -122,7 +134,7 @@ func newValue(text string, doc []byte, es []element, rng *rand.Rand) string {
 		case 3:
 			v *= 10
 		case 4:
-			return strings.TrimSpace(text) + "1" // one more digit
+			return t + "1" // one more digit
 		case 5:
 			return " " + text + " "
 		default:

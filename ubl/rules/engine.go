@@ -10,6 +10,7 @@
 package rules
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -98,6 +99,13 @@ type Finding struct {
 	Node   xmltree.NodeID
 }
 
+// ErrBlanksNeeded means a test read as text an element with element children in a tree parsed without
+// the whitespace between elements (xmltree.Parse): the set must run again on the tree of
+// xmltree.ParseKeepingBlanks. Indented documents that follow the schema never need it.
+var ErrBlanksNeeded = errors.New("rules: the document must be parsed with its whitespace between elements")
+
+var errBlanksNeeded = &DynamicError{Msg: ErrBlanksNeeded.Error()}
+
 // DynamicError is an XPath dynamic error: the official validator stops and gives no verdict.
 type DynamicError struct{ Msg string }
 
@@ -136,6 +144,9 @@ func (s *Set) Run(t *xmltree.Tree) (findings []Finding, err error) {
 				panic(r)
 			}
 			findings, err = nil, de
+			if de == errBlanksNeeded {
+				err = ErrBlanksNeeded
+			}
 		}
 	}()
 	paths, table := s.pathsOf(t, slices.Grow(c.paths[:0], t.Len())[:t.Len()])
@@ -270,8 +281,8 @@ func NewContext(text string, preds map[string]Pred) *Context {
 func safely(p Pred, c *Ctx, n xmltree.NodeID) (ok bool) {
 	defer func() {
 		if r := recover(); r != nil {
-			if _, dyn := r.(*DynamicError); !dyn {
-				panic(r)
+			if de, dyn := r.(*DynamicError); !dyn || de == errBlanksNeeded {
+				panic(r) // not an error of the pattern's: the evaluation must start again
 			}
 			ok = false
 		}

@@ -214,7 +214,34 @@ func (c *Ctx) Str(n xmltree.NodeID) string {
 	if s, ok := c.t.LeafText(n); ok {
 		return s
 	}
+	if !c.t.Exact(n) {
+		panic(errBlanksNeeded)
+	}
 	return c.t.StringValue(n)
+}
+
+// TextValue is normalize-space(text()): the element's only text child, normalised ("" without one); two
+// or more (text around a comment or a child element) are a dynamic error, as XPath needs one item.
+func (c *Ctx) TextValue(n xmltree.NodeID) string {
+	if s, ok := c.t.LeafText(n); ok {
+		return Norm(s)
+	}
+	if !c.t.Exact(n) {
+		panic(errBlanksNeeded)
+	}
+	text := xmltree.None
+	for x := c.t.FirstContent(n); x != xmltree.None; x = c.t.NextContent(x) {
+		if c.t.Kind(x) == xmltree.Text {
+			if text != xmltree.None {
+				dynamicError("a sequence of more than one text node is not allowed as the argument of normalize-space()")
+			}
+			text = x
+		}
+	}
+	if text == xmltree.None {
+		return ""
+	}
+	return Norm(c.t.OwnText(text))
 }
 
 // StrOf is string(p) / normalize-space-less value of the single node p selects.

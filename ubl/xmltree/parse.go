@@ -72,8 +72,15 @@ func (e *Error) Error() string {
 }
 
 // Parse reads a document. A document that is not well-formed (including namespace errors), declares a
-// DOCTYPE, or passes a limit is an *Error; a well-formed one is a *Tree.
-func Parse(data []byte, lim Limits) (*Tree, error) {
+// DOCTYPE, or passes a limit is an *Error; a well-formed one is a *Tree. Whitespace between elements
+// is left out of the tree (Tree.Exact tells where that matters).
+func Parse(data []byte, lim Limits) (*Tree, error) { return parse(data, lim, false) }
+
+// ParseKeepingBlanks is Parse with every whitespace run between elements kept as a text node: the
+// tree XPath sees, for the rare document where an element with element children is read as text.
+func ParseKeepingBlanks(data []byte, lim Limits) (*Tree, error) { return parse(data, lim, true) }
+
+func parse(data []byte, lim Limits, keepBlanks bool) (*Tree, error) {
 	if len(data) == 0 {
 		return nil, &Error{Kind: Empty, Message: "the document is empty"}
 	}
@@ -84,7 +91,7 @@ func Parse(data []byte, lim Limits) (*Tree, error) {
 	if err != nil {
 		return nil, err
 	}
-	t, err := p.parse(data, lim)
+	t, err := p.parse(data, lim, keepBlanks)
 	if err != nil || len(p.seen) > maxKeptNames || p.result.kept_bytes > maxKeptBytes {
 		// After a failure the parser's state is not worth trusting; a parser that learnt too many names,
 		// or whose buffers grew for a large document, costs memory as long as it is kept.
@@ -159,9 +166,13 @@ func (p *parser) free() {
 	C.free(unsafe.Pointer(p.result))
 }
 
-func (p *parser) parse(data []byte, lim Limits) (*Tree, error) {
+func (p *parser) parse(data []byte, lim Limits, keepBlanks bool) (*Tree, error) {
 	r := p.result
-	C.einv_parse(p.c, (*C.char)(unsafe.Pointer(&data[0])), C.int(len(data)), C.long(lim.MaxText), C.int(lim.MaxDepth), r)
+	keep := C.int(0)
+	if keepBlanks {
+		keep = 1
+	}
+	C.einv_parse(p.c, (*C.char)(unsafe.Pointer(&data[0])), C.int(len(data)), C.long(lim.MaxText), C.int(lim.MaxDepth), keep, r)
 	switch {
 	case r.stopped == C.EINV_STOP_OOM:
 		return nil, errOutOfMemory
@@ -207,6 +218,7 @@ func (p *parser) parse(data []byte, lim Limits) (*Tree, error) {
 	}
 	t.indexKids()
 	t.Info = Info{Encoding: encodingName(r), BOM: bytes.HasPrefix(data, []byte{0xEF, 0xBB, 0xBF}), Elements: int(r.elements)}
+	t.blanksDropped = r.blanks_dropped > 0
 	return t, nil
 }
 

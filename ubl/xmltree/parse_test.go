@@ -396,8 +396,8 @@ func TestWhitespaceRuns(t *testing.T) {
 
 // The text nodes of random documents (blanks, text, references, comments, processing instructions and
 // CDATA sections around start, end and empty tags) are those a reference reading with encoding/xml
-// keeps: every run of character data up to the next tag, comments and instructions not ending it, and
-// a run of blanks only where it is the whole content of an element without element children.
+// keeps: every run of character data up to the next tag, comment or instruction (XPath's text nodes),
+// and a run of blanks only where it is not before or between elements.
 func TestTextRunsAgreeWithReference(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	pieces := []string{" ", "\n", "\t", "\r\n", "  \n    ", "\n                ", "x", "\u00a0", "é", "&amp;", "&#32;", "<!--c-->", "<?p d?>", "<![CDATA[ ]]>", "<![CDATA[y]]>"}
@@ -493,6 +493,40 @@ func referenceContent(doc string) ([]string, error) {
 		case xml.EndElement:
 			endRun(false)
 			stack = stack[:len(stack)-1]
+		case xml.Comment, xml.ProcInst:
+			endRun(false)
 		}
+	}
+}
+
+// Whitespace between elements is left out of a tree unless the parse keeps it, and Exact tells where
+// leaving it out changes a string value.
+func TestBlanksBetweenElements(t *testing.T) {
+	doc := []byte("<a xmlns=\"urn:example\">x<b>\n  <c>1</c>\n</b> <d>2</d>\n</a>")
+	lean, err := Parse(doc, DefaultLimits)
+	if err != nil {
+		t.Fatal(err)
+	}
+	full, err := ParseKeepingBlanks(doc, DefaultLimits)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := full.StringValue(full.Root()), "x\n  1\n 2\n"; got != want {
+		t.Errorf("kept blanks: string value %q, want %q", got, want)
+	}
+	if got := lean.StringValue(lean.Root()); got != "x12" {
+		t.Errorf("without blanks: string value %q", got)
+	}
+	b := lean.FirstChild(lean.Root())
+	c := lean.FirstChild(b)
+	if lean.Exact(lean.Root()) || lean.Exact(b) || !lean.Exact(c) {
+		t.Errorf("Exact: root %v, b %v, c %v; want false, false, true", lean.Exact(lean.Root()), lean.Exact(b), lean.Exact(c))
+	}
+	if !full.Exact(full.Root()) {
+		t.Error("a tree with its blanks is exact")
+	}
+	indentedLeaves, _ := Parse([]byte("<a xmlns=\"urn:example\"><b>1</b></a>"), DefaultLimits)
+	if !indentedLeaves.Exact(indentedLeaves.Root()) {
+		t.Error("nothing was left out, yet the root is not exact")
 	}
 }

@@ -103,6 +103,7 @@ struct einv_parser {
 	int run;            // the text node being read, or RUN_NONE, or RUN_BLANK
 	size_t blank_start; // with RUN_BLANK: where the run's text starts in data
 	long max_text;
+	int keep_blanks; // keep whitespace between elements as text nodes (see end_run)
 };
 
 // A run of whitespace gets its node only if it is kept (see end_run): until then it is RUN_BLANK, its
@@ -198,13 +199,15 @@ static int text_node(einv_parser *p, size_t start) {
 }
 
 // end_run closes the text run being read. Whitespace-only text carries nothing in UBL between or
-// before elements, so it is dropped there; it is kept as the whole content of an element without
-// element children.
+// before elements, so it is dropped there (and counted: the string value of an element with element
+// children then lacks it), unless the parse keeps blanks; it is kept as the whole content of an
+// element without element children.
 static void end_run(einv_parser *p, int child_starts) {
 	if (p->run == RUN_NONE) return;
 	if (p->run == RUN_BLANK) {
-		if (child_starts || p->open[p->depth - 1].last_elem >= 0) {
+		if (!p->keep_blanks && (child_starts || p->open[p->depth - 1].last_elem >= 0)) {
 			p->r->data_len = p->blank_start;
+			p->r->blanks_dropped++;
 			p->run = RUN_NONE;
 			return;
 		}
@@ -433,6 +436,15 @@ static void on_end(void *ctx, const xmlChar *qname) {
 	p->ns_state = o->ns_state;
 }
 
+// A comment or processing instruction ends the text before it: XPath sees two text nodes around it.
+static void on_comment(void *ctx, const xmlChar *value) {
+	end_run(((xmlParserCtxtPtr)ctx)->_private, 0);
+}
+
+static void on_pi(void *ctx, const xmlChar *target, const xmlChar *data) {
+	end_run(((xmlParserCtxtPtr)ctx)->_private, 0);
+}
+
 // blank reports whether text is only XML whitespace. In character data the only bytes up to 0x20 are
 // the four blanks (the other control characters are not XML characters, and libxml2 refuses the
 // document), so it is enough that no byte is above 0x20: eight bytes at a time, the last eight
@@ -464,9 +476,12 @@ static void on_text(void *ctx, const xmlChar *ch, int len) {
 	// tag of an element that has element children, end_run would drop them: they are dropped at once,
 	// without being copied. (libxml2 hands such text over from its input, positioned at its start or,
 	// for spaces and line feeds only, at the "<" after it; what follows the text can then be read.)
-	if (p->run == RUN_NONE && (ch == c->input->cur || ch + len == c->input->cur) && ch[len] == '<' && ch[len + 1] != '!' &&
-			ch[len + 1] != '?' && (ch[len + 1] != '/' || p->open[p->depth - 1].last_elem >= 0) && blank(ch, len))
+	if (p->run == RUN_NONE && !p->keep_blanks && (ch == c->input->cur || ch + len == c->input->cur) && ch[len] == '<' &&
+			ch[len + 1] != '!' && ch[len + 1] != '?' && (ch[len + 1] != '/' || p->open[p->depth - 1].last_elem >= 0) &&
+			blank(ch, len)) {
+		r->blanks_dropped++;
 		return;
+	}
 	size_t start = p->run == RUN_BLANK ? p->blank_start : p->run == RUN_NONE ? r->data_len : (size_t)p->nodes[p->run].start;
 	if ((long)(r->data_len - start) + len > p->max_text) return stop(p, EINV_STOP_TEXT);
 	if (!reserve((void **)&p->data, &p->data_cap, r->data_len, (size_t)len, 1)) return stop(p, EINV_STOP_OOM);
@@ -533,6 +548,8 @@ einv_parser *einv_parser_new(void) {
 	h->characters = on_text;
 	h->cdataBlock = on_text;
 	h->ignorableWhitespace = on_text;
+	h->comment = on_comment;
+	h->processingInstruction = on_pi;
 	h->internalSubset = on_doctype;
 	h->getEntity = on_entity;
 	h->serror = on_error;
@@ -605,7 +622,7 @@ static xmlParserInputPtr input_buffered(xmlParserCtxtPtr c, const char *data, in
 	return in;
 }
 
-void einv_parse(einv_parser *p, const char *data, int len, long max_text, int max_depth, einv_result *r) {
+void einv_parse(einv_parser *p, const char *data, int len, long max_text, int max_depth, int keep_blanks, einv_result *r) {
 	memset(r, 0, sizeof *r);
 	p->r = r;
 	p->depth = 0;
@@ -621,6 +638,7 @@ void einv_parse(einv_parser *p, const char *data, int len, long max_text, int ma
 	p->run = RUN_NONE;
 	p->max_text = max_text;
 	p->max_depth = max_depth;
+	p->keep_blanks = keep_blanks;
 	if (p->open_cap < max_depth + 1) {
 		open_element *o = realloc(p->open, sizeof *o * (size_t)(max_depth + 1));
 		if (!o) { r->stopped = EINV_STOP_OOM; return; }

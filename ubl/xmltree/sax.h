@@ -34,6 +34,7 @@ typedef struct {
 	int stop_line;
 	int well_formed;
 	int errors;   // parser errors reported
+	int blanks_dropped; // whitespace runs between elements left out of the tree
 	int first_error_line, first_error_code, first_error_domain;
 	char first_error[256];
 	char encoding[32]; // declared encoding, if any
@@ -44,7 +45,7 @@ typedef struct einv_parser einv_parser;
 void einv_init(void);
 einv_parser *einv_parser_new(void);
 void einv_parser_free(einv_parser *p);
-void einv_parse(einv_parser *p, const char *data, int len, long max_text, int max_depth, einv_result *r);
+void einv_parse(einv_parser *p, const char *data, int len, long max_text, int max_depth, int keep_blanks, einv_result *r);
 void einv_layout(size_t *node_size, size_t *attr_size, size_t offsets[15]);
 
 #endif

@@ -69,6 +69,8 @@ type Tree struct {
 	prefixes []string // prefixes seen, index 0 = none
 	Info     Info
 
+	blanksDropped bool // whitespace between elements was left out (see Exact)
+
 	kids      []NodeID // element children grouped by parent, each group in document order
 	kidNames  []Name   // their names, for tight scans
 	kidsStart []int32  // children of n: kids[kidsStart[n]:kidsStart[n+1]]
@@ -236,6 +238,10 @@ func (t *Tree) LeafText(n NodeID) (text string, ok bool) {
 	}
 	return "", false
 }
+
+// Exact reports whether n's StringValue (and OwnText) is the one XPath sees: not when n has element
+// children and the parse left whitespace between elements out (see ParseKeepingBlanks).
+func (t *Tree) Exact(n NodeID) bool { return !t.blanksDropped || t.nodes[n].firstElem == None }
 
 // StringValue is the XPath string value: all descendant text in document order.
 func (t *Tree) StringValue(n NodeID) string {

@@ -61,7 +61,7 @@ func structureCheck(f []string, ctx *rules.Context) *rules.Assert {
 			lists = append(lists, list(f[3]))
 		}
 		return assert(func(c *rules.Ctx, n xmltree.NodeID) bool {
-			v := rules.Norm(c.Tree().OwnText(n))
+			v := c.TextValue(n)
 			for _, l := range lists {
 				if l.Has(v) {
 					return true
@@ -70,7 +70,7 @@ func structureCheck(f []string, ctx *rules.Context) *rules.Assert {
 			return false
 		}, "Value is not allowed ("+lists[0].Name+").", "O valor não é permitido ("+lists[0].Name+").")
 	case "text":
-		return assert(func(c *rules.Ctx, n xmltree.NodeID) bool { return rules.Norm(c.Tree().OwnText(n)) == "false" },
+		return assert(func(c *rules.Ctx, n xmltree.NodeID) bool { return c.TextValue(n) == "false" },
 			"Value MUST be 'false'.", "O valor tem de ser 'false'.")
 	case "refuse":
 		return assert(func(*rules.Ctx, xmltree.NodeID) bool { return false },

@@ -260,5 +260,5 @@ func underPrice(c *ctx, n node) bool {
 
 func reasonIn(list string) test {
 	l := codelists.Get(list)
-	return func(c *ctx, n node) bool { return l.Has(rules.Norm(c.Tree().OwnText(n))) }
+	return func(c *ctx, n node) bool { return l.Has(c.TextValue(n)) }
 }
