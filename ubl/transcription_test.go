@@ -67,9 +67,12 @@ func TestRulesAgreeWithTheTranscriptionOnVariants(t *testing.T) {
 // compares with a number), the engine answers as Saxon does. Each case holds a document small enough to
 // read and the official answer; with Saxon installed, the answer is put to the transcription as well.
 func TestEvaluationFollowsSaxon(t *testing.T) {
-	const head = `<Invoice xmlns="urn:oasis:names:specification:ubl:schema:xsd:Invoice-2"` +
-		` xmlns:cac="urn:oasis:names:specification:ubl:schema:xsd:CommonAggregateComponents-2"` +
+	const components = ` xmlns:cac="urn:oasis:names:specification:ubl:schema:xsd:CommonAggregateComponents-2"` +
 		` xmlns:cbc="urn:oasis:names:specification:ubl:schema:xsd:CommonBasicComponents-2">`
+	heads := map[Profile][2]string{
+		CIUSPT:      {`<Invoice xmlns="urn:oasis:names:specification:ubl:schema:xsd:Invoice-2"` + components, `</Invoice>`},
+		PeppolOrder: {`<Order xmlns="urn:oasis:names:specification:ubl:schema:xsd:Order-2"` + components, `</Order>`},
+	}
 	exempt := func(tax string) string {
 		return `<cac:TaxTotal><cbc:TaxAmount>0</cbc:TaxAmount><cac:TaxSubtotal><cbc:TaxableAmount>10</cbc:TaxableAmount>` +
 			`<cbc:TaxAmount>` + tax + `</cbc:TaxAmount><cac:TaxCategory><cbc:ID>E</cbc:ID><cbc:Percent>0</cbc:Percent>` +
@@ -83,42 +86,60 @@ func TestEvaluationFollowsSaxon(t *testing.T) {
 		name, body string
 		rule       string // the rule the case is about
 		fires      int    // how often it fires; -1: no verdict
+		profile    Profile
 	}{
 		// A comparison whose left side is empty does not look at its right side: two amounts due are
 		// not cast when there is no total with VAT to compare them with.
 		{"empty left operand", `<cac:LegalMonetaryTotal><cbc:PrepaidAmount>-0.01</cbc:PrepaidAmount>` +
 			`<cbc:PayableAmount>1</cbc:PayableAmount><cbc:PayableAmount>1</cbc:PayableAmount></cac:LegalMonetaryTotal>`,
-			"DT-CIUS-PT-166", 1},
+			"DT-CIUS-PT-166", 1, ""},
 		// Nor is a line net amount that is not a number, when the line has no quantity.
 		{"line without quantity", `<cac:InvoiceLine><cbc:LineExtensionAmount>VAT</cbc:LineExtensionAmount>` +
-			`<cac:Price><cbc:PriceAmount>1</cbc:PriceAmount></cac:Price></cac:InvoiceLine>`, "DT-CIUS-PT-157", 1},
+			`<cac:Price><cbc:PriceAmount>1</cbc:PriceAmount></cac:Price></cac:InvoiceLine>`, "DT-CIUS-PT-157", 1, ""},
 		// exists() stops at the first discount amount; with no gross price nothing else is cast.
 		{"two price discounts", `<cac:InvoiceLine><cac:Price><cbc:PriceAmount>1</cbc:PriceAmount>` +
 			`<cac:AllowanceCharge><cbc:Amount>1</cbc:Amount></cac:AllowanceCharge>` +
 			`<cac:AllowanceCharge><cbc:Amount>x</cbc:Amount></cac:AllowanceCharge></cac:Price></cac:InvoiceLine>`,
-			"DT-CIUS-PT-170", 1},
+			"DT-CIUS-PT-170", 1, ""},
 		// Every official sum casts each parent's amount on its own: a breakdown with two VAT amounts
 		// stops the evaluation even though the sum of all of them is a number.
 		{"two amounts in one breakdown", `<cac:TaxTotal><cbc:TaxAmount>2</cbc:TaxAmount><cac:TaxSubtotal>` +
 			`<cbc:TaxAmount>1</cbc:TaxAmount><cbc:TaxAmount>1</cbc:TaxAmount></cac:TaxSubtotal></cac:TaxTotal>`,
-			"DT-CIUS-PT-164", -1},
+			"DT-CIUS-PT-164", -1, ""},
 		// "-0.00" is not equal to 0 for Saxon (it orders -0 below 0), but "-0" is.
-		{"negative zero tax amount", exempt("-0.00"), "BR-E-09", 1},
-		{"minus zero as an integer", exempt("-0"), "BR-E-09", 0},
-		{"negative zero rate", allowance("-0.00"), "BR-E-06", 1},
-		{"zero rate", allowance("0.00"), "BR-E-06", 0},
-		{"a rate that is not a number", allowance("NaN"), "BR-E-06", 1},
+		{"negative zero tax amount", exempt("-0.00"), "BR-E-09", 1, ""},
+		{"minus zero as an integer", exempt("-0"), "BR-E-09", 0, ""},
+		{"negative zero rate", allowance("-0.00"), "BR-E-06", 1, ""},
+		{"zero rate", allowance("0.00"), "BR-E-06", 0, ""},
+		{"a rate that is not a number", allowance("NaN"), "BR-E-06", 1, ""},
 		// An element read as text includes the whitespace between the elements inside it: here a line
 		// feed, which the format's "." does not match.
 		{"element inside a value", "<cbc:ID>4560000222<cac:ProjectReference>\n  <cbc:ID>9</cbc:ID>\n</cac:ProjectReference></cbc:ID>",
-			"DT-CIUS-PT-001", 1},
-		{"value around a comment", "<cbc:ID>45600<!-- c -->00222</cbc:ID>", "DT-CIUS-PT-001", 0},
+			"DT-CIUS-PT-001", 1, ""},
+		{"value around a comment", "<cbc:ID>45600<!-- c -->00222</cbc:ID>", "DT-CIUS-PT-001", 0, ""},
+		// Without a total without VAT the sum is empty, and the two VAT totals are not read.
+		{"two VAT totals, no total without VAT", `<cbc:DocumentCurrencyCode>EUR</cbc:DocumentCurrencyCode>` +
+			`<cac:TaxTotal><cbc:TaxAmount currencyID="EUR">1</cbc:TaxAmount></cac:TaxTotal>` +
+			`<cac:TaxTotal><cbc:TaxAmount currencyID="EUR">1</cbc:TaxAmount></cac:TaxTotal>`, "DT-CIUS-PT-165", 1, ""},
+		// PEPPOL: the key of line identifiers indexes every line item, wherever it is.
+		{"a line item outside the lines", `<cac:OrderLine><cac:LineItem><cbc:ID>1</cbc:ID></cac:LineItem></cac:OrderLine>` +
+			`<cac:Delivery><cac:LineItem><cbc:ID>1</cbc:ID></cac:LineItem></cac:Delivery>`, "PEPPOL-T01-R001", 1, PeppolOrder},
+		// The amounts' rule takes the basic components of a monetary total, not a total inside it.
+		{"a total inside a total", `<cac:AnticipatedMonetaryTotal><cbc:PayableAmount>-1</cbc:PayableAmount>` +
+			`<cac:AnticipatedMonetaryTotal><cbc:PayableAmount>-1</cbc:PayableAmount></cac:AnticipatedMonetaryTotal>` +
+			`</cac:AnticipatedMonetaryTotal>`, "PEPPOL-T01-R006", 2, PeppolOrder},
+		// normalize-space(text()) needs one text node: a comment makes two.
+		{"a code around a comment", `<cbc:OrderTypeCode>2<!-- c -->20</cbc:OrderTypeCode>`, "PEPPOL-T01-B00801", -1, PeppolOrder},
 	}
-	docs := map[string][]byte{}
-	for i, tc := range cases {
-		doc := []byte(head + tc.body + `</Invoice>`)
-		docs[fmt.Sprintf("%02d.xml", i)] = doc
-		r := Validate(doc, CIUSPT, "en")
+	docs := map[Profile]map[string][]byte{CIUSPT: {}, PeppolOrder: {}}
+	for i := range cases {
+		tc := &cases[i]
+		if tc.profile == "" {
+			tc.profile = CIUSPT
+		}
+		doc := []byte(heads[tc.profile][0] + tc.body + heads[tc.profile][1])
+		docs[tc.profile][fmt.Sprintf("%02d.xml", i)] = doc
+		r := Validate(doc, tc.profile, "en")
 		got := r.Fatal[tc.rule]
 		if r.NoVerdict != "" {
 			got = -1
@@ -127,10 +148,13 @@ func TestEvaluationFollowsSaxon(t *testing.T) {
 			t.Errorf("%s: %s fires %d times (-1: no verdict), Saxon %d", tc.name, tc.rule, got, tc.fires)
 		}
 	}
-	_, xsl := transcription(t, CIUSPT)
-	official := oracle.Run(t, xsl, docs)
+	official := map[Profile]map[string]oracle.Result{}
+	for _, profile := range []Profile{CIUSPT, PeppolOrder} {
+		_, xsl := transcription(t, profile)
+		official[profile] = oracle.Run(t, xsl, docs[profile])
+	}
 	for i, tc := range cases {
-		r := official[fmt.Sprintf("%02d.xml", i)]
+		r := official[tc.profile][fmt.Sprintf("%02d.xml", i)]
 		got := r.Fatal[tc.rule]
 		if r.Error {
 			got = -1

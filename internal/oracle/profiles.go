@@ -92,7 +92,7 @@ func emptyRules(path, pattern string) ([]EmptyRule, error) {
 }
 
 const peppolFunctions = `
-<xsl:key name="k_lineId" match="cac:OrderLine/cac:LineItem" use="cbc:ID"/>
+<xsl:key name="k_lineId" match="cac:LineItem" use="cbc:ID"/>
 <xsl:function name="u:slack" as="xs:boolean">
   <xsl:param name="exp" as="xs:decimal"/>
   <xsl:param name="val" as="xs:decimal"/>

@@ -223,6 +223,7 @@ type patternStep struct {
 	name     xmltree.Name
 	any      bool
 	suffix   string // with any: only elements whose local name ends so ("*BinaryObject")
+	space    string // with any: only elements of this namespace ("cbc:*"), "" for all
 	pred     Pred
 	predName string // tells predicates apart when contexts are merged
 }
@@ -232,14 +233,15 @@ func (st *patternStep) matchesName(t *xmltree.Tree, name xmltree.Name) bool {
 	if !st.any {
 		return st.name == name
 	}
-	return st.suffix == "" || strings.HasSuffix(t.QName(name).Local, st.suffix)
+	q := t.QName(name)
+	return (st.space == "" || q.Space == st.space) && (st.suffix == "" || strings.HasSuffix(q.Local, st.suffix))
 }
 
 // Pred is a named predicate a context step may carry: "cac:AllowanceCharge[allowance]".
 type Pred func(c *Ctx, n xmltree.NodeID) bool
 
-// NewContext compiles a context. Steps are "prefix:Local", "*" or "*Suffix" (any element whose local
-// name ends with Suffix), each optionally followed by "[name]" naming a predicate of preds;
+// NewContext compiles a context. Steps are "prefix:Local", "*", "prefix:*" (any element of the
+// prefix's namespace) or "*Suffix" (any element whose local name ends with Suffix), each optionally followed by "[name]" naming a predicate of preds;
 // alternatives are separated by "|"; a leading "/" anchors at the document element; a leading "//" (or
 // none) matches anywhere. Steps without predicates depend on names only, which lets a set remember
 // where each path of names matches.
@@ -266,6 +268,10 @@ func NewContext(text string, preds map[string]Pred) *Context {
 			}
 			if suffix, ok := strings.CutPrefix(s, "*"); ok {
 				st.any, st.suffix = true, suffix
+			} else if prefix, ok := strings.CutSuffix(s, ":*"); ok {
+				if st.any, st.space = true, prefixes[prefix]; st.space == "" {
+					panic("rules: unknown prefix in " + s)
+				}
 			} else {
 				st.name = MustName(s)
 			}

@@ -64,7 +64,7 @@ func (s *matchState) follow(step patternStep) *matchState {
 		edges = &s.named
 	}
 	for _, e := range *edges {
-		if e.step.name == step.name && e.step.suffix == step.suffix && e.step.predName == step.predName {
+		if e.step.name == step.name && e.step.suffix == step.suffix && e.step.space == step.space && e.step.predName == step.predName {
 			return e.next
 		}
 	}

@@ -198,8 +198,6 @@ var (
 	pCategoryPercent      = P("cac:TaxCategory/cbc:Percent")
 	pTaxableAmount        = P("cbc:TaxableAmount")
 	pPriceACs             = P("cac:Price/cac:AllowanceCharge")
-	pLMTTaxExclusive      = P("cac:LegalMonetaryTotal/cbc:TaxExclusiveAmount")
-	pLMTTaxInclusive      = P("cac:LegalMonetaryTotal/cbc:TaxInclusiveAmount")
 	pLMT                  = P("cac:LegalMonetaryTotal")
 	pTaxTotals            = P("cac:TaxTotal")
 	pDocumentCurrency     = P("cbc:DocumentCurrencyCode")
@@ -245,31 +243,50 @@ func breakdownMatchesUse(kind string) test {
 }
 
 // totalWithVATAdds (DT-CIUS-PT-165): for every document currency code, total without VAT plus the VAT
-// total in that currency, rounded to cents, is the total with VAT within the tolerance.
+// total in that currency, rounded to cents, is the total with VAT within the tolerance. Without a total
+// without VAT the sum is empty and the VAT amounts are not read.
 func totalWithVATAdds(c *ctx, n node) bool {
 	for _, cur := range c.Nodes(n, pDocumentCurrency) {
-		code := c.Str(cur)
-		excl, hasExcl := oneDec(c, c.Nodes(n, pLMTTaxExclusive))
-		var vat []rules.Dec
-		for _, tt := range c.Nodes(n, pTaxTotals) {
-			for _, a := range c.Nodes(tt, pTaxAmount) {
-				if v, ok := c.Attr(a, currencyID); ok && v == code {
-					vat = append(vat, c.Dec(a))
-				}
-			}
-		}
-		if len(vat) > 1 {
-			rules.Fail("a sequence of more than one item is not allowed as the second operand of '+'")
-		}
-		incl, hasIncl := oneDec(c, c.Nodes(n, pLMTTaxInclusive))
-		if !hasExcl || len(vat) == 0 || !hasIncl {
+		excl, ok := operandOfEach(c, n, pLMT, pTaxExclusive)
+		if !ok {
 			return false
 		}
-		if !excl.Add(vat[0]).Round2().Within(incl, tolerance) {
+		vat, ok := vatInCurrency(c, n, c.Str(cur))
+		if !ok {
+			return false
+		}
+		incl, ok := operandOfEach(c, n, pLMT, pTaxInclusive)
+		if !ok || !excl.Add(vat).Round2().Within(incl, tolerance) {
 			return false
 		}
 	}
 	return true
+}
+
+// vatInCurrency is cac:TaxTotal/xs:decimal(cbc:TaxAmount[@currencyID=code]) as an operand: each VAT
+// total's amount in the currency cast on its own, and one value at most in all.
+func vatInCurrency(c *ctx, n node, code string) (rules.Dec, bool) {
+	var v rules.Dec
+	found := false
+	for _, tt := range c.Nodes(n, pTaxTotals) {
+		amount, one := node(0), false
+		for _, a := range c.Nodes(tt, pTaxAmount) {
+			if cur, ok := c.Attr(a, currencyID); ok && cur == code {
+				if one {
+					rules.Fail("a sequence of more than one item is not allowed as the argument of xs:decimal()")
+				}
+				amount, one = a, true
+			}
+		}
+		if !one {
+			continue
+		}
+		if found {
+			rules.Fail("a sequence of more than one item is not allowed as the second operand of '+'")
+		}
+		v, found = c.Dec(amount), true
+	}
+	return v, found
 }
 
 // oneDec casts the single node of a sequence (false for none; more than one is a dynamic error).

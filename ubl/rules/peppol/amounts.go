@@ -28,7 +28,7 @@ var (
 	pQuantity          = P("cbc:Quantity")
 	pLinePriceAmount   = P("cac:Price/cbc:PriceAmount")
 	pLineBaseQuantity  = P("cac:Price/cbc:BaseQuantity")
-	pAllLineItems      = P("/ord:Order/cac:OrderLine/cac:LineItem")
+	pAllLineItems      = P("//cac:LineItem") // the key k_lineId indexes every line item
 	pMultiplierFactor  = P("cbc:MultiplierFactorNumeric")
 	pAllowanceBaseAmt  = P("cbc:BaseAmount")
 	pAllowanceAmount   = P("cbc:Amount")

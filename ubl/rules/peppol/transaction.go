@@ -161,7 +161,7 @@ func transactionPattern() *rules.Pattern {
 		rule("cbc:CustomizationID", fatal("PEPPOL-T01-R034", func(c *ctx, n node) bool {
 			return strings.HasPrefix(normValue(c, n), "urn:fdc:peppol.eu:poacc:trns:order:3")
 		}, "Specification identifier SHALL start with urn:fdc:peppol.eu:poacc:trns:order:3.", "O identificador da especificação tem de começar por urn:fdc:peppol.eu:poacc:trns:order:3.")),
-		rule("cbc:Amount | cbc:TaxAmount | cbc:LineExtensionAmount | cbc:PriceAmount | cbc:BaseAmount | cac:AnticipatedMonetaryTotal/*",
+		rule("cbc:Amount | cbc:TaxAmount | cbc:LineExtensionAmount | cbc:PriceAmount | cbc:BaseAmount | cac:AnticipatedMonetaryTotal/cbc:*",
 			fatal("PEPPOL-T01-R003", func(c *ctx, n node) bool {
 				v, ok := c.Attr(n, currencyID)
 				return !ok || c.Eq(n, pDocumentCurrency, v)
