@@ -69,7 +69,8 @@ func Variants(doc []byte, n int, seed uint64) [][]byte {
 
 // edit makes one edit of doc, on an element other than the document element: it is removed (20 in
 // 100), repeated (6), given a copy of another element as its last child (4), swapped with its next
-// sibling (8), has an attribute changed or removed (14), or has its value changed or emptied.
+// sibling (8), renamed as another element (6), has an attribute changed or removed (12), or has its
+// value changed or emptied.
 func edit(doc []byte, es []element, rng *rand.Rand) []byte {
 	k := 1 + rng.IntN(len(es)-1)
 	e := es[k]
@@ -90,7 +91,15 @@ func edit(doc []byte, es []element, rng *rand.Rand) []byte {
 			}
 		}
 		return doc
-	case r < 52 && e.hasAttrs: // an attribute's value changed or the attribute removed
+	case r < 44: // renamed as another element of the document
+		other := es[1+rng.IntN(len(es)-1)]
+		name := tagName(doc, other.start)
+		if e.selfShut {
+			return splice(doc, e.start+1, e.start+1+len(tagName(doc, e.start)), name)
+		}
+		doc = splice(doc, e.contentEnd+2, e.contentEnd+2+len(tagName(doc, e.contentEnd+1)), name) // "</" first: it is after
+		return splice(doc, e.start+1, e.start+1+len(tagName(doc, e.start)), name)
+	case r < 56 && e.hasAttrs: // an attribute's value changed or the attribute removed
 		tag := doc[e.start:e.tagEnd]
 		attrs := attrValue.FindAllSubmatchIndex(tag, -1)
 		a := attrs[rng.IntN(len(attrs))]
@@ -118,13 +127,17 @@ func newValue(text string, doc []byte, es []element, rng *rand.Rand) string {
 	if decimalValue.MatchString(text) && rng.IntN(2) == 0 {
 		v, _ := strconv.ParseFloat(strings.TrimSpace(text), 64)
 		t := strings.TrimSpace(text)
-		switch rng.IntN(10) {
+		switch rng.IntN(12) {
 		case 7:
 			return "+" + t
 		case 8:
 			return "00" + t
 		case 9:
 			return t + "E0"
+		case 10:
+			return "<![CDATA[" + t + "]]>"
+		case 11:
+			return "&#160;" + t
 		case 0:
 			v += 1
 		case 1:
@@ -176,6 +189,15 @@ func unescape(s string) string {
 			b.Write(cd)
 		}
 	}
+}
+
+// tagName is the qualified name of the tag whose "<" (or "</"'s "/") is at i.
+func tagName(doc []byte, i int) []byte {
+	j := i + 1
+	for j < len(doc) && !strings.ContainsRune(" \t\r\n/>", rune(doc[j])) {
+		j++
+	}
+	return doc[i+1 : j]
 }
 
 func splice(doc []byte, from, to int, with []byte) []byte {

@@ -193,34 +193,34 @@ func lineAsserts() []*rules.Assert {
 	}
 }
 
-// uniqueLineID is count(key('k_lineId', cbc:ID)) = 1: exactly one line item has this line's identifier.
+// uniqueLineID is count(key('k_lineId', cbc:ID)) = 1: exactly one line item has one of this line's
+// identifiers (a line item with two of them counts once).
 func uniqueLineID(c *ctx, n node) bool {
-	byID := rules.Doc(c, "lineIDs", func() map[string]int {
-		m := map[string]int{}
+	byID := rules.Doc(c, "lineIDs", func() map[string][]node {
+		m := map[string][]node{}
 		for _, li := range c.Nodes(n, pAllLineItems) {
-			seen := map[string]bool{}
 			for _, id := range c.Nodes(li, pID) {
-				if v := c.Str(id); !seen[v] {
-					seen[v] = true
-					m[v]++
+				v := c.Str(id)
+				if items := m[v]; len(items) == 0 || items[len(items)-1] != li {
+					m[v] = append(items, li)
 				}
 			}
 		}
 		return m
 	})
-	ids := c.Nodes(n, pID)
-	if len(ids) == 0 {
-		return false
-	}
-	total := 0
-	seen := map[string]bool{}
-	for _, id := range ids {
-		if v := c.Str(id); !seen[v] {
-			seen[v] = true
-			total += byID[v]
+	var found node
+	count := 0
+	for _, id := range c.Nodes(n, pID) {
+		for _, li := range byID[c.Str(id)] {
+			if count == 0 || li != found {
+				if count++; count > 1 {
+					return false
+				}
+				found = li
+			}
 		}
 	}
-	return total == 1
+	return count == 1
 }
 
 // allowanceAmountMatches is R022: with a percentage and a base, the amount (0 when absent) is base ×
