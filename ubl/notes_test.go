@@ -1,14 +1,18 @@
 package ubl
 
 import (
+	"fmt"
 	"maps"
 	"strings"
 	"testing"
+
+	"einvoice/internal/oracle"
 )
 
 // The document notes that CIUS-PT tags (BT-22, "#TAG#value#" and "#TAG-nnn#value#") are checked against
 // each other: counts, companions of the same index, duplicates. The corpus has no document that
-// breaks these rules, so these cases were worked out by hand from the official tests.
+// breaks these rules, so these cases were worked out by hand from the official tests; with Saxon
+// installed, the official rules' transcription (internal/oracle) confirms each.
 func TestNoteTagChecks(t *testing.T) {
 	cases := []struct {
 		name  string
@@ -36,12 +40,14 @@ func TestNoteTagChecks(t *testing.T) {
 			}},
 	}
 	base := string(generatedInvoice(1))
-	for _, tc := range cases {
+	docs := map[string][]byte{}
+	for i, tc := range cases {
 		var notes strings.Builder
 		for _, n := range tc.notes {
 			notes.WriteString("<cbc:Note>" + n + "</cbc:Note>\n ")
 		}
 		doc := strings.Replace(base, "<cbc:DocumentCurrencyCode>", notes.String()+"<cbc:DocumentCurrencyCode>", 1)
+		docs[fmt.Sprintf("%02d.xml", i)] = []byte(doc)
 		r := Validate([]byte(doc), Auto, "en")
 		if !r.XSDValid {
 			t.Fatalf("%s: the document is not schema-valid: %+v", tc.name, r.Findings)
@@ -54,6 +60,19 @@ func TestNoteTagChecks(t *testing.T) {
 		}
 		if !maps.Equal(got, tc.want) {
 			t.Errorf("%s: %v, want %v", tc.name, got, tc.want)
+		}
+	}
+	_, xsl := transcription(t, CIUSPT)
+	official := oracle.Run(t, xsl, docs)
+	for i, tc := range cases {
+		got := map[string]int{}
+		for id, k := range official[fmt.Sprintf("%02d.xml", i)].Fatal {
+			if strings.HasPrefix(id, "DT-CIUS-PT-020") {
+				got[id] = k
+			}
+		}
+		if !maps.Equal(got, tc.want) {
+			t.Errorf("%s: the transcription says %v, the case %v", tc.name, got, tc.want)
 		}
 	}
 }
