@@ -132,6 +132,10 @@ func TestEvaluationFollowsSaxon(t *testing.T) {
 		{"a total inside a total", `<cac:AnticipatedMonetaryTotal><cbc:PayableAmount>-1</cbc:PayableAmount>` +
 			`<cac:AnticipatedMonetaryTotal><cbc:PayableAmount>-1</cbc:PayableAmount></cac:AnticipatedMonetaryTotal>` +
 			`</cac:AnticipatedMonetaryTotal>`, "PEPPOL-T01-R006", 2, PeppolOrder},
+		// Without an amount due the comparison is false before the rounding amounts are read.
+		{"two rounding amounts, no amount due", `<cac:AnticipatedMonetaryTotal><cbc:TaxInclusiveAmount>1</cbc:TaxInclusiveAmount>` +
+			`<cbc:PayableRoundingAmount>0.1</cbc:PayableRoundingAmount><cbc:PayableRoundingAmount>0.1</cbc:PayableRoundingAmount>` +
+			`</cac:AnticipatedMonetaryTotal>`, "PEPPOL-T01-R016", 1, PeppolOrder},
 		// normalize-space(text()) needs one text node: a comment makes two.
 		{"a code around a comment", `<cbc:OrderTypeCode>2<!-- c -->20</cbc:OrderTypeCode>`, "PEPPOL-T01-B00801", -1, PeppolOrder},
 	}

@@ -50,6 +50,9 @@ var Values = []string{
 	"urn:cen.eu:en16931:2017#compliant#urn:feap.gov.pt:CIUS-PT:2.1.2", "urn:cen.eu:en16931:2017",
 }
 
+// Attributes are the names an edit may add to an element.
+var Attributes = []string{"currencyID", "schemeID", "unitCode", "listID", "mimeCode", "filename", "languageID", "schemeAgencyID"}
+
 var decimalValue = regexp.MustCompile(`^\s*[+-]?[0-9]+(\.[0-9]+)?\s*$`)
 var attrValue = regexp.MustCompile(`(\s[A-Za-z_][\w.:-]*\s*=\s*)("[^"]*"|'[^']*')`)
 
@@ -77,8 +80,8 @@ func Variants(doc []byte, n int, seed uint64) [][]byte {
 
 // edit makes one edit of doc, on an element other than the document element: it is removed (20 in
 // 100), repeated (6), given a copy of another element as its last child (4), swapped with its next
-// sibling (8), renamed as another element (6), has an attribute changed or removed (12), or has its
-// value changed or emptied.
+// sibling (8), renamed as another element (6), given an attribute (6), has an attribute changed or
+// removed (10), or has its value changed or emptied.
 func edit(doc []byte, es []element, rng *rand.Rand) []byte {
 	k := 1 + rng.IntN(len(es)-1)
 	e := es[k]
@@ -107,7 +110,11 @@ func edit(doc []byte, es []element, rng *rand.Rand) []byte {
 		}
 		doc = splice(doc, e.contentEnd+2, e.contentEnd+2+len(tagName(doc, e.contentEnd+1)), name) // "</" first: it is after
 		return splice(doc, e.start+1, e.start+1+len(tagName(doc, e.start)), name)
-	case r < 56 && e.hasAttrs: // an attribute's value changed or the attribute removed
+	case r < 50: // an attribute added
+		name := Attributes[rng.IntN(len(Attributes))]
+		tag := tagName(doc, e.start)
+		return splice(doc, e.start+1+len(tag), e.start+1+len(tag), []byte(" "+name+`="`+escape(pick(rng, doc, es))+`"`))
+	case r < 60 && e.hasAttrs: // an attribute's value changed or the attribute removed
 		tag := doc[e.start:e.tagEnd]
 		attrs := attrValue.FindAllSubmatchIndex(tag, -1)
 		a := attrs[rng.IntN(len(attrs))]

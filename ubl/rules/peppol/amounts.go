@@ -130,8 +130,12 @@ func totalsAsserts() []*rules.Assert {
 			if !incl.truthy() {
 				return true
 			}
+			due := payable(c, n)
+			if !due.ok { // an empty left side: the right one, and its paid and rounding amounts, are not read
+				return false
+			}
 			prepaid, rounding := orDefault(c, n, pPrepaid, 0), orDefault(c, n, pRounding, 0)
-			return eq(payable(c, n), dec{incl.v.Sub(prepaid.v).Add(rounding.v), prepaid.ok && rounding.ok})
+			return eq(due, dec{incl.v.Sub(prepaid.v).Add(rounding.v), prepaid.ok && rounding.ok})
 		}, "Amount for payment SHALL equal total with tax minus prepaid plus rounding.", "O valor a pagar tem de ser o total com imposto menos o pago mais o arredondamento."),
 		fatal("PEPPOL-T01-R017", func(c *ctx, n node) bool {
 			incl := taxIncl(c, n)
@@ -139,8 +143,11 @@ func totalsAsserts() []*rules.Assert {
 				return true
 			}
 			excl := taxExcl(c, n)
+			if !excl.ok { // the sum is empty: the tax amount is not read
+				return false
+			}
 			tax := rules.Doc(c, "taxAmount", func() dec { return orDefault(c, n, pOrderTaxAmount, 0) })
-			return excl.ok && tax.ok && incl.v.Equal(excl.v.Add(tax.v))
+			return tax.ok && incl.v.Equal(excl.v.Add(tax.v))
 		}, "Total with tax SHALL equal total without tax plus the tax total.", "O total com imposto tem de ser o total sem imposto mais o imposto."),
 	}
 }
