@@ -3,6 +3,8 @@ package ubl
 import (
 	"fmt"
 	"maps"
+	"math/big"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"slices"
@@ -264,5 +266,82 @@ func BenchmarkSideBySide(b *testing.B) {
 		b.ReportMetric(float64(saxon.Microseconds()), "saxon-rules-µs/invoice")
 		b.ReportMetric(float64(ours.Nanoseconds())/1000, "ours-full-µs/invoice")
 		b.ReportMetric(float64(saxon)/float64(ours), "times-faster")
+	}
+}
+
+// A line's net amount (DT-CIUS-PT-157: quantity × price ÷ base quantity, rounded to cents, plus
+// charges and minus allowances, each sum rounded, within 1.00) agrees with the transcription on lines
+// made to land on the tolerance's edges: the line amount is the exact result (in rationals) moved by
+// 1.00, 1.01, 0.99, 0.005…, with prices of up to five decimals, negative amounts and base quantities
+// such as 3, 7 and 0.3 whose division does not end.
+func TestLineArithmeticAgreesWithTheTranscription(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 1))
+	number := func() string {
+		switch rng.IntN(6) {
+		case 0:
+			return fmt.Sprintf("%d", rng.IntN(20))
+		case 1:
+			return fmt.Sprintf("%d.%d", rng.IntN(20), rng.IntN(10))
+		case 2:
+			return fmt.Sprintf("%d.%02d", rng.IntN(20), rng.IntN(100))
+		case 3:
+			return fmt.Sprintf("%d.%03d", rng.IntN(20), rng.IntN(1000))
+		case 4:
+			return fmt.Sprintf("%d.%05d", rng.IntN(3), rng.IntN(100000))
+		}
+		return fmt.Sprintf("-%d.%02d", rng.IntN(5), rng.IntN(100))
+	}
+	rat := func(s string) *big.Rat { r, _ := new(big.Rat).SetString(s); return r }
+	cents := func(r *big.Rat) *big.Rat { // round(r × 100) div 100, halves up
+		x := new(big.Rat).Add(new(big.Rat).Mul(r, big.NewRat(100, 1)), big.NewRat(1, 2))
+		return new(big.Rat).SetFrac(new(big.Int).Div(x.Num(), x.Denom()), big.NewInt(100))
+	}
+	docs := map[string][]byte{}
+	for i := range 1500 {
+		qty, price := number(), number()
+		value := new(big.Rat).Mul(rat(qty), rat(price))
+		base := ""
+		if rng.IntN(3) > 0 {
+			b := []string{"1", "3", "7", "0.3", "12", number()}[rng.IntN(6)]
+			base = `<cbc:BaseQuantity>` + b + `</cbc:BaseQuantity>`
+			if rat(b).Sign() > 0 {
+				value.Quo(value, rat(b))
+			}
+		}
+		value = cents(value)
+		charges, allowances, acs := new(big.Rat), new(big.Rat), ""
+		for k := rng.IntN(3); k > 0; k-- {
+			charge, amount := rng.IntN(2) == 0, number()
+			acs += fmt.Sprintf(`<cac:AllowanceCharge><cbc:ChargeIndicator>%v</cbc:ChargeIndicator><cbc:Amount>%s</cbc:Amount></cac:AllowanceCharge>`, charge, amount)
+			if charge {
+				charges.Add(charges, rat(amount))
+			} else {
+				allowances.Add(allowances, rat(amount))
+			}
+		}
+		value.Add(value, cents(charges)).Sub(value, cents(allowances))
+		offset := []string{"1.00", "-1.00", "1.01", "-1.01", "0.99", "0", "0.005", "-0.995"}[rng.IntN(8)]
+		lineAmount := value.Add(value, rat(offset)).FloatString(3)
+		docs[fmt.Sprintf("%04d.xml", i)] = []byte(`<Invoice xmlns="urn:oasis:names:specification:ubl:schema:xsd:Invoice-2"` +
+			` xmlns:cac="urn:oasis:names:specification:ubl:schema:xsd:CommonAggregateComponents-2"` +
+			` xmlns:cbc="urn:oasis:names:specification:ubl:schema:xsd:CommonBasicComponents-2">` +
+			`<cac:InvoiceLine><cbc:InvoicedQuantity>` + qty + `</cbc:InvoicedQuantity><cbc:LineExtensionAmount>` + lineAmount +
+			`</cbc:LineExtensionAmount>` + acs + `<cac:Price><cbc:PriceAmount>` + price + `</cbc:PriceAmount>` + base +
+			`</cac:Price></cac:InvoiceLine></Invoice>`)
+	}
+	_, xsl := transcription(t, CIUSPT)
+	official := oracle.Run(t, xsl, docs)
+	fired := 0
+	for _, name := range slices.Sorted(maps.Keys(docs)) {
+		r := Validate(docs[name], CIUSPT, "en")
+		if d := disagreement(official[name], r); d != "" {
+			t.Errorf("%s: %s\n%s", name, d, docs[name])
+		}
+		if r.Fatal["DT-CIUS-PT-157"] > 0 {
+			fired++
+		}
+	}
+	if fired < len(docs)/4 || fired > len(docs)*3/4 {
+		t.Errorf("DT-CIUS-PT-157 fired on %d of %d lines: the edges are not where the lines were put", fired, len(docs))
 	}
 }
