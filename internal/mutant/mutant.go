@@ -80,7 +80,7 @@ func Variants(doc []byte, n int, seed uint64) [][]byte {
 
 // edit makes one edit of doc, on an element other than the document element: it is removed (20 in
 // 100), repeated (6), given a copy of another element as its last child (4), swapped with its next
-// sibling (8), renamed as another element (6), given an attribute (6), has an attribute changed or
+// sibling (8), renamed as another element or one of no schema (6), given an attribute (6), has an attribute changed or
 // removed (10), or has its value changed or emptied.
 func edit(doc []byte, es []element, rng *rand.Rand) []byte {
 	k := 1 + rng.IntN(len(es)-1)
@@ -102,9 +102,16 @@ func edit(doc []byte, es []element, rng *rand.Rand) []byte {
 			}
 		}
 		return doc
-	case r < 44: // renamed as another element of the document
+	case r < 44: // renamed as another element of the document, or as one of no schema
 		other := es[1+rng.IntN(len(es)-1)]
 		name := tagName(doc, other.start)
+		if rng.IntN(4) == 0 {
+			invented := []string{"Foo", "InvoiceLineX", "ID2", "Note"}[rng.IntN(4)]
+			if prefix, _, ok := bytes.Cut(name, []byte(":")); ok {
+				invented = string(prefix) + ":" + invented
+			}
+			name = []byte(invented)
+		}
 		if e.selfShut {
 			return splice(doc, e.start+1, e.start+1+len(tagName(doc, e.start)), name)
 		}
