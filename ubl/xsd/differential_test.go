@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"einvoice/internal/corpus"
+	"einvoice/internal/mutant"
 	"einvoice/ubl/xmltree"
 )
 
@@ -127,6 +128,13 @@ func TestAgreesWithXmllintOnMutations(t *testing.T) {
 			}
 			f := filepath.Join(dir, fmt.Sprintf("m%04d-%d.xml", i, k))
 			os.WriteFile(f, []byte(doc), 0o600)
+			byRoot[root] = append(byRoot[root], f)
+		}
+		// And as many of the rule tests' variants (internal/mutant: elements copied into others,
+		// renamed, attributes added), which found xs:language's pattern.
+		for k, v := range mutant.Variants(data, perSource, uint64(i)) {
+			f := filepath.Join(dir, fmt.Sprintf("v%04d-%d.xml", i, k))
+			os.WriteFile(f, v, 0o600)
 			byRoot[root] = append(byRoot[root], f)
 		}
 	}

@@ -18,19 +18,13 @@ import "C"
 
 import "unsafe"
 
-// The lexical rules of a few types are libxml2's own productions (its URI-reference parser, its
-// language-tag and NCName checks); asking libxml2 itself keeps the verdicts identical.
+// The lexical rules of a few types are libxml2's own productions (its URI-reference parser and its
+// NCName check); asking libxml2 itself keeps the verdicts identical.
 
 func validURI(s string) bool {
 	cs := C.CString(s)
 	defer C.free(unsafe.Pointer(cs))
 	return C.einv_valid_uri(cs) == 1
-}
-
-func validLanguage(s string) bool {
-	cs := C.CString(s)
-	defer C.free(unsafe.Pointer(cs))
-	return C.xmlCheckLanguageID((*C.xmlChar)(unsafe.Pointer(cs))) == 1
 }
 
 func validNCName(s string) bool {

@@ -426,3 +426,19 @@ func (p *dateParser) zone() bool {
 	m, ok := p.digits(2)
 	return ok && m <= 59 && (h < 14 || h == 14 && m == 0)
 }
+
+// validLanguage is xs:language's pattern, [a-zA-Z]{1,8}(-[a-zA-Z0-9]{1,8})*, which is what libxml2's
+// schema validator checks (not its stricter xml:lang check: "G" is a valid xs:language).
+func validLanguage(s string) bool {
+	for i, part := range strings.Split(s, "-") {
+		if len(part) < 1 || len(part) > 8 {
+			return false
+		}
+		for _, c := range []byte(part) {
+			if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || i > 0 && '0' <= c && c <= '9') {
+				return false
+			}
+		}
+	}
+	return true
+}

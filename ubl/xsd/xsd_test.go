@@ -110,3 +110,14 @@ func TestRememberedVerdictsChangeNothing(t *testing.T) {
 		}
 	}
 }
+
+// xs:language is its pattern, as libxml2's schema validator reads it (each value put to xmllint).
+func TestLanguageIsThePattern(t *testing.T) {
+	for v, want := range map[string]bool{"G": true, "GG": true, "x-y": true, "i-klingon": true, "Gx-1": true,
+		"a-12345678": true, "ab-cd-ef": true, "1": false, "": false, "abcdefghi": false, "a-123456789": false,
+		"a--b": false, "a-": false, "-a": false, "ção": false, "a_b": false} {
+		if got := validLanguage(v); got != want {
+			t.Errorf("%q: %v, xmllint %v", v, got, want)
+		}
+	}
+}
