@@ -197,7 +197,6 @@ var (
 	pMultiplier           = P("cbc:MultiplierFactorNumeric")
 	pCategoryPercent      = P("cac:TaxCategory/cbc:Percent")
 	pTaxableAmount        = P("cbc:TaxableAmount")
-	pPriceACs             = P("cac:Price/cac:AllowanceCharge")
 	pLMT                  = P("cac:LegalMonetaryTotal")
 	pTaxTotals            = P("cac:TaxTotal")
 	pDocumentCurrency     = P("cbc:DocumentCurrencyCode")
