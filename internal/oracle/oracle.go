@@ -80,7 +80,7 @@ func Stylesheet(p Profile) ([]byte, error) {
 	}
 	sort.Strings(prefixes)
 	for _, prefix := range prefixes {
-		fmt.Fprintf(&b, "\n  xmlns:%s=%q", prefix, p.Namespaces[prefix])
+		fmt.Fprintf(&b, "\n  xmlns:%s=\"%s\"", prefix, attr(p.Namespaces[prefix]))
 	}
 	b.WriteString(">\n<xsl:output method=\"text\"/>\n")
 	b.WriteString(p.Functions)
@@ -106,8 +106,8 @@ func Stylesheet(p Profile) ([]byte, error) {
 	}
 	for _, r := range p.EmptyRules {
 		key := r.Pattern + "\x00" + strconv.Itoa(r.Number)
-		if len(byRule[key]) > 0 {
-			return nil, fmt.Errorf("rule %d of pattern %s has asserts: it is not empty", r.Number, r.Pattern)
+		if _, known := rules[r.Pattern]; !known || len(byRule[key]) > 0 {
+			return nil, fmt.Errorf("empty rule %d of pattern %s: no such pattern, or the rule has asserts", r.Number, r.Pattern)
 		}
 		rules[r.Pattern] = append(rules[r.Pattern], r.Number)
 		byRule[key] = []assertion{{context: r.Context, pattern: r.Pattern, rule: r.Number}}
