@@ -95,7 +95,7 @@ func edit(doc []byte, es []element, rng *rand.Rand) []byte {
 		return splice(doc, e.start, e.end, nil)
 	case r < 26: // repeat
 		return splice(doc, e.end, e.end, doc[e.start:e.end])
-	case r < 30 && !es[k].selfShut: // a copy of another element put inside this one, as its last child
+	case r < 30 && !e.selfShut: // a copy of another element put inside this one, as its last child
 		from := es[1+rng.IntN(len(es)-1)]
 		return splice(doc, e.contentEnd, e.contentEnd, doc[from.start:from.end])
 	case r < 38: // swap with the next sibling
@@ -258,7 +258,7 @@ func scan(doc []byte) []element {
 			}
 			selfShut := bytes.HasSuffix(doc[before:after], []byte("/>"))
 			es = append(es, element{start: before, tagEnd: after, parent: parent, leaf: true,
-				hasAttrs: len(t.Attr) > 0 && hasPlainAttr(t.Attr), selfShut: selfShut})
+				hasAttrs: hasPlainAttr(t.Attr), selfShut: selfShut})
 			open = append(open, len(es)-1)
 		case xml.EndElement:
 			e := &es[open[len(open)-1]]

@@ -439,6 +439,24 @@ func (c *Ctx) DecOf(n xmltree.NodeID, p *Path) (Dec, bool) {
 	return c.Dec(x), true
 }
 
+// DecOfEach is parents/xs:decimal(child) as an operand of arithmetic: each parent's child cast on its
+// own, and the whole empty (false), one value, or a dynamic error for more.
+func (c *Ctx) DecOfEach(n xmltree.NodeID, parents, child *Path) (Dec, bool) {
+	var v Dec
+	found := false
+	for _, p := range c.selectNodes(n, parents) {
+		x, ok := c.DecOf(p, child)
+		if !ok {
+			continue
+		}
+		if found {
+			dynamicError("a sequence of more than one item is not allowed as an operand of arithmetic")
+		}
+		v, found = x, true
+	}
+	return v, found
+}
+
 // Sum is sum(p/xs:decimal(.)): every node p selects cast on its own, 0 for none.
 func (c *Ctx) Sum(n xmltree.NodeID, p *Path) Dec {
 	total := Dec{}

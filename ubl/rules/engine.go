@@ -101,10 +101,9 @@ type Finding struct {
 
 // ErrBlanksNeeded means a test read as text an element with element children in a tree parsed without
 // the whitespace between elements (xmltree.Parse): the set must run again on the tree of
-// xmltree.ParseKeepingBlanks. Indented documents that follow the schema never need it.
+// xmltree.ParseKeepingBlanks. Indented documents that follow the schema never need it. It is not a
+// DynamicError, so no recovery meant for those (safely) swallows it.
 var ErrBlanksNeeded = errors.New("rules: the document must be parsed with its whitespace between elements")
-
-var errBlanksNeeded = &DynamicError{Msg: ErrBlanksNeeded.Error()}
 
 // DynamicError is an XPath dynamic error: the official validator stops and gives no verdict.
 type DynamicError struct{ Msg string }
@@ -139,14 +138,15 @@ func (s *Set) Run(t *xmltree.Tree) (findings []Finding, err error) {
 	defer c.release()
 	defer func() {
 		if r := recover(); r != nil {
+			if r == ErrBlanksNeeded {
+				findings, err = nil, ErrBlanksNeeded
+				return
+			}
 			de, ok := r.(*DynamicError)
 			if !ok {
 				panic(r)
 			}
 			findings, err = nil, de
-			if de == errBlanksNeeded {
-				err = ErrBlanksNeeded
-			}
 		}
 	}()
 	paths, table := s.pathsOf(t, slices.Grow(c.paths[:0], t.Len())[:t.Len()])
@@ -241,8 +241,8 @@ func (st *patternStep) matchesName(t *xmltree.Tree, name xmltree.Name) bool {
 type Pred func(c *Ctx, n xmltree.NodeID) bool
 
 // NewContext compiles a context. Steps are "prefix:Local", "*", "prefix:*" (any element of the
-// prefix's namespace) or "*Suffix" (any element whose local name ends with Suffix), each optionally followed by "[name]" naming a predicate of preds;
-// alternatives are separated by "|"; a leading "/" anchors at the document element; a leading "//" (or
+// prefix's namespace) or "*Suffix" (any element whose local name ends with Suffix), each optionally
+// followed by "[name]" naming a predicate of preds; alternatives are separated by "|"; a leading "/" anchors at the document element; a leading "//" (or
 // none) matches anywhere. Steps without predicates depend on names only, which lets a set remember
 // where each path of names matches.
 func NewContext(text string, preds map[string]Pred) *Context {
@@ -287,8 +287,8 @@ func NewContext(text string, preds map[string]Pred) *Context {
 func safely(p Pred, c *Ctx, n xmltree.NodeID) (ok bool) {
 	defer func() {
 		if r := recover(); r != nil {
-			if de, dyn := r.(*DynamicError); !dyn || de == errBlanksNeeded {
-				panic(r) // not an error of the pattern's: the evaluation must start again
+			if _, dyn := r.(*DynamicError); !dyn {
+				panic(r)
 			}
 			ok = false
 		}

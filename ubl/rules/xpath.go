@@ -215,7 +215,7 @@ func (c *Ctx) Str(n xmltree.NodeID) string {
 		return s
 	}
 	if !c.t.Exact(n) {
-		panic(errBlanksNeeded)
+		panic(ErrBlanksNeeded)
 	}
 	return c.t.StringValue(n)
 }
@@ -227,7 +227,7 @@ func (c *Ctx) TextValue(n xmltree.NodeID) string {
 		return Norm(s)
 	}
 	if !c.t.Exact(n) {
-		panic(errBlanksNeeded)
+		panic(ErrBlanksNeeded)
 	}
 	text := xmltree.None
 	for x := c.t.FirstContent(n); x != xmltree.None; x = c.t.NextContent(x) {

@@ -2,6 +2,7 @@ package ciuspt
 
 import (
 	"einvoice/ubl/rules"
+	"einvoice/ubl/xmltree"
 )
 
 // conditionPattern is the UBL-condition pattern: conditional rules and eSPap's arithmetic checks, each
@@ -246,7 +247,7 @@ func breakdownMatchesUse(kind string) test {
 // without VAT the sum is empty and the VAT amounts are not read.
 func totalWithVATAdds(c *ctx, n node) bool {
 	for _, cur := range c.Nodes(n, pDocumentCurrency) {
-		excl, ok := operandOfEach(c, n, pLMT, pTaxExclusive)
+		excl, ok := c.DecOfEach(n, pLMT, pTaxExclusive)
 		if !ok {
 			return false
 		}
@@ -254,7 +255,7 @@ func totalWithVATAdds(c *ctx, n node) bool {
 		if !ok {
 			return false
 		}
-		incl, ok := operandOfEach(c, n, pLMT, pTaxInclusive)
+		incl, ok := c.DecOfEach(n, pLMT, pTaxInclusive)
 		if !ok || !excl.Add(vat).Round2().Within(incl, tolerance) {
 			return false
 		}
@@ -268,16 +269,16 @@ func vatInCurrency(c *ctx, n node, code string) (rules.Dec, bool) {
 	var v rules.Dec
 	found := false
 	for _, tt := range c.Nodes(n, pTaxTotals) {
-		amount, one := node(0), false
+		amount := xmltree.None
 		for _, a := range c.Nodes(tt, pTaxAmount) {
 			if cur, ok := c.Attr(a, currencyID); ok && cur == code {
-				if one {
+				if amount != xmltree.None {
 					rules.Fail("a sequence of more than one item is not allowed as the argument of xs:decimal()")
 				}
-				amount, one = a, true
+				amount = a
 			}
 		}
-		if !one {
+		if amount == xmltree.None {
 			continue
 		}
 		if found {
@@ -369,13 +370,13 @@ func lineNetMatches(c *ctx, n node, withBase bool) bool {
 	if !ok {
 		return false
 	}
-	price, ok := operandOfEach(c, n, pPrice, pPriceAmountOf)
+	price, ok := c.DecOfEach(n, pPrice, pPriceAmountOf)
 	if !ok {
 		return false
 	}
 	gross := qty.Mul(price)
 	if withBase {
-		base, ok := operandOfEach(c, n, pPrice, pBaseQuantityOf)
+		base, ok := c.DecOfEach(n, pPrice, pBaseQuantityOf)
 		if !ok {
 			return false
 		}
@@ -393,24 +394,6 @@ func lineNetMatches(c *ctx, n node, withBase bool) bool {
 	}
 	lea, ok := c.DecOf(n, pLineExtensionAmount)
 	return ok && value.Within(lea, tolerance)
-}
-
-// operandOfEach is parents/xs:decimal(child) as an operand of arithmetic: each parent's child cast on
-// its own, and the whole empty (false), one value, or a dynamic error for more.
-func operandOfEach(c *ctx, n node, parents, child *rules.Path) (rules.Dec, bool) {
-	var v rules.Dec
-	found := false
-	for _, p := range c.Nodes(n, parents) {
-		x, ok := c.DecOf(p, child)
-		if !ok {
-			continue
-		}
-		if found {
-			rules.Fail("a sequence of more than one item is not allowed as an operand of arithmetic")
-		}
-		v, found = x, true
-	}
-	return v, found
 }
 
 // payeeDiffersFromSeller (BR-17): a payee has a name, and shares neither name, identifier nor legal
@@ -683,11 +666,11 @@ func priceDiscountMatches(c *ctx, n node) bool {
 	if !existsEach(pBaseAmount) && !existsEach(pAmount) {
 		return true
 	}
-	base, ok := operandOfEach(c, n, pACs, pBaseAmount)
+	base, ok := c.DecOfEach(n, pACs, pBaseAmount)
 	if !ok {
 		return false
 	}
-	amount, ok := operandOfEach(c, n, pACs, pAmount)
+	amount, ok := c.DecOfEach(n, pACs, pAmount)
 	if !ok {
 		return false
 	}
