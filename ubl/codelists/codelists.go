@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"math/bits"
 	"strings"
+	"sync"
 )
 
 //go:generate go run ./gen -rules ../../../shared/conformance/rules -out .
@@ -81,9 +82,21 @@ func (l *List) Padded(v string) bool {
 // inside "380,", exactly as the official rule does.
 func (l *List) Suffixed(v string) bool { return strings.Contains(l.text, v+",") }
 
-// Get returns a list by file name (without .txt); it panics when there is none (lists are looked up at
-// start-up).
+// read holds the lists read so far, by file name: many rules check against the same list.
+var read struct {
+	sync.Mutex
+	lists map[string]*List
+}
+
+// Get returns a list by file name (without .txt), reading it the first time it is asked for; it panics
+// when there is none (lists are looked up at start-up). A list is never changed once read, so the same
+// one serves every caller.
 func Get(name string) *List {
+	read.Lock()
+	defer read.Unlock()
+	if l := read.lists[name]; l != nil {
+		return l
+	}
 	b, err := files.ReadFile(name + ".txt")
 	if err != nil {
 		panic("codelists: no list " + name)
@@ -92,6 +105,10 @@ func Get(name string) *List {
 	if err != nil {
 		panic(fmt.Sprintf("codelists: %s: %v", name, err))
 	}
+	if read.lists == nil {
+		read.lists = map[string]*List{}
+	}
+	read.lists[name] = l
 	return l
 }
 
