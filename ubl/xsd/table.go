@@ -6,7 +6,6 @@
 package xsd
 
 import (
-	"bufio"
 	_ "embed"
 	"fmt"
 	"strconv"
@@ -113,6 +112,8 @@ type schemaSet struct {
 	global   map[xmltree.Name]int // element → complex type
 	names    []xmltree.Name       // table name index → registered Name
 	elements []xmltree.Name       // the document elements: Invoice, CreditNote, Order
+
+	particles []particle // the block newParticle takes from
 }
 
 var set = mustLoad(tableText)
@@ -134,13 +135,11 @@ func mustLoad(text string) *schemaSet {
 }
 
 func load(text string) (*schemaSet, error) {
-	s := &schemaSet{global: map[xmltree.Name]int{}}
-	sc := bufio.NewScanner(strings.NewReader(text))
-	sc.Buffer(make([]byte, 1<<20), 1<<20)
+	s := &schemaSet{global: make(map[xmltree.Name]int, strings.Count(text, "\nE "))}
 	line := 0
-	for sc.Scan() {
+	for l := range strings.Lines(text) {
 		line++
-		l := sc.Text()
+		l = strings.TrimRight(l, "\r\n")
 		if l == "" || l[0] == '#' {
 			continue
 		}
@@ -156,10 +155,9 @@ func load(text string) (*schemaSet, error) {
 			err = s.addSimple(rest)
 		case "C":
 			err = s.addComplex(rest)
-		case "E":
-			f := strings.Fields(l)
-			n, t := atoi(f[1]), atoi(f[2])
-			s.global[s.names[n]] = t
+		case "E": // the name's index, not a record index, then the type
+			name, typ := word(l[2:])
+			s.global[s.names[atoi(name)]] = atoi(strings.TrimSpace(typ))
 		default:
 			err = fmt.Errorf("unknown record %q", kind)
 		}
@@ -190,7 +188,7 @@ func load(text string) (*schemaSet, error) {
 		}
 		s.elements = append(s.elements, n)
 	}
-	return s, sc.Err()
+	return s, nil
 }
 
 func atoi(s string) int { n, _ := strconv.Atoi(s); return n }
@@ -228,50 +226,81 @@ func (s *schemaSet) addSimple(rest string) error {
 func (s *schemaSet) addComplex(rest string) error {
 	head, attrs, _ := strings.Cut(rest, ";")
 	ct := complexType{simple: -1}
-	f := strings.Fields(head)
-	ct.name = f[0]
-	for i := 1; i < len(f); i++ {
-		switch f[i] {
+	ct.name, head = word(head)
+	for head != "" {
+		var w string
+		switch w, head = word(head); w {
 		case "abstract":
 			ct.abstract = true
 		case "mixed":
 			ct.mixed = true
 		case "simple":
-			ct.simple = atoi(f[i+1])
-			i++
+			w, head = word(head)
+			ct.simple = atoi(w)
 		case "any": // anyType
 			ct.mixed = true
 			ct.content = &particle{kind: pAny, min: 0, max: -1, wild: wildcard{process: "lax", spaces: []string{"*"}}}
 			ct.anyAttr = &wildcard{process: "lax", spaces: []string{"*"}}
 		case "content":
-			p, _, err := s.parseParticle(strings.Join(f[i+1:], " "))
+			p, _, err := s.parseParticle(head)
 			if err != nil {
 				return err
 			}
-			ct.content = p
-			i = len(f)
+			ct.content, head = p, ""
 		}
 	}
-	af := strings.Fields(attrs)
-	for i := 0; i < len(af); i++ {
-		switch af[i] {
+	ct.attrs = make([]attrUse, 0, strings.Count(attrs, "attr "))
+	for attrs != "" {
+		var w string
+		switch w, attrs = word(attrs); w {
 		case "attr":
-			ct.attrs = append(ct.attrs, attrUse{name: s.names[atoi(af[i+1])], typ: atoi(af[i+2]), use: af[i+3]})
-			if af[i+3] == "required" {
-				ct.required = append(ct.required, s.names[atoi(af[i+1])])
+			var name, typ, use string
+			name, attrs = word(attrs)
+			typ, attrs = word(attrs)
+			use, attrs = word(attrs)
+			ct.attrs = append(ct.attrs, attrUse{name: s.names[atoi(name)], typ: atoi(typ), use: use})
+			if use == "required" {
+				ct.required = append(ct.required, s.names[atoi(name)])
 			}
-			i += 3
 		case "anyattr":
-			w, err := parseWildcard(af[i+1])
+			w, attrs = word(attrs)
+			wc, err := parseWildcard(w)
 			if err != nil {
 				return err
 			}
-			ct.anyAttr = &w
-			i++
+			ct.anyAttr = &wc
 		}
 	}
 	s.complex = append(s.complex, ct)
 	return nil
+}
+
+// word is the first space-separated word of s and what follows it.
+func word(s string) (w, rest string) {
+	s = strings.TrimLeft(s, " ")
+	w, rest, _ = strings.Cut(s, " ")
+	return w, rest
+}
+
+// newParticle allocates particles a block at a time: the table has thousands, all kept.
+func (s *schemaSet) newParticle() *particle {
+	if len(s.particles) == cap(s.particles) {
+		s.particles = make([]particle, 0, 512)
+	}
+	s.particles = append(s.particles, particle{})
+	return &s.particles[len(s.particles)-1]
+}
+
+var groupKinds = map[string]particleKind{"seq": pSeq, "choice": pChoice, "all": pAll}
+
+// particleWord is the first word of t, which ends at a space or a ")", and what follows it.
+func particleWord(t string) (w, rest string) {
+	t = strings.TrimLeft(t, " ")
+	i := strings.IndexAny(t, " )")
+	if i < 0 {
+		return t, ""
+	}
+	return t[:i], t[i:]
 }
 
 // parseParticle reads one s-expression particle and returns the rest of the text.
@@ -282,18 +311,16 @@ func (s *schemaSet) parseParticle(t string) (*particle, string, error) {
 	}
 	t = t[1:]
 	word := func() string {
-		t = strings.TrimLeft(t, " ")
-		i := strings.IndexAny(t, " )")
-		w := t[:i]
-		t = t[i:]
+		var w string
+		w, t = particleWord(t)
 		return w
 	}
-	p := &particle{}
+	p := s.newParticle()
 	kind := word()
 	p.min, p.max = atoi(word()), atoi(word())
 	switch kind {
 	case "seq", "choice", "all":
-		p.kind = map[string]particleKind{"seq": pSeq, "choice": pChoice, "all": pAll}[kind]
+		p.kind = groupKinds[kind]
 		for {
 			t = strings.TrimLeft(t, " ")
 			if strings.HasPrefix(t, ")") {
