@@ -246,7 +246,7 @@ type Pred func(c *Ctx, n xmltree.NodeID) bool
 // none) matches anywhere. Steps without predicates depend on names only, which lets a set remember
 // where each path of names matches.
 func NewContext(text string, preds map[string]Pred) *Context {
-	c := &Context{text: text}
+	c := &Context{text: text, alts: make([]pathPattern, 0, strings.Count(text, "|")+1)}
 	for _, alt := range strings.Split(text, "|") {
 		alt = strings.TrimSpace(alt)
 		pp := pathPattern{}
@@ -256,6 +256,7 @@ func NewContext(text string, preds map[string]Pred) *Context {
 		case strings.HasPrefix(alt, "/"):
 			pp.rooted, alt = true, alt[1:]
 		}
+		pp.steps = make([]patternStep, 0, strings.Count(alt, "/")+1)
 		for _, s := range strings.Split(alt, "/") {
 			st := patternStep{}
 			if name, pred, ok := strings.Cut(s, "["); ok {

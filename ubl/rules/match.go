@@ -48,10 +48,12 @@ func compileMatcher(rules []*Rule) *matchState {
 		}
 	}
 	start.computeLowest()
+	highest := xmltree.Name(0)
 	for _, e := range start.named {
-		for int(e.step.name) >= len(start.index) {
-			start.index = append(start.index, nil)
-		}
+		highest = max(highest, e.step.name)
+	}
+	start.index = make([][]*matchEdge, int(highest)+1)
+	for _, e := range start.named {
 		start.index[e.step.name] = append(start.index[e.step.name], e)
 	}
 	return start

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"math"
 	"regexp"
+	"regexp/syntax"
 	"strconv"
 	"strings"
 	"sync"
@@ -302,9 +303,25 @@ func isBlank(b byte) bool { return b == ' ' || b == '\t' || b == '\n' || b == '\
 // Len is string-length: characters, not bytes.
 func Len(s string) int { return utf8.RuneCountInString(s) }
 
-// Re compiles a regular expression written with XPath's meaning of "." (neither newline nor carriage
-// return) and "\d" (any Unicode decimal digit). Flag "s" makes "." match every character.
-func Re(expr string, flags ...string) *regexp.Regexp {
+// Regexp is a regular expression compiled the first time it is matched: most rules' expressions (the
+// tagged notes' with counted repeats among them) are matched on few documents, and compiling them all
+// would cost every start of the program a few milliseconds.
+type Regexp struct {
+	expr string
+	once sync.Once
+	re   *regexp.Regexp
+}
+
+// MatchString reports whether s matches.
+func (r *Regexp) MatchString(s string) bool {
+	r.once.Do(func() { r.re = regexp.MustCompile(r.expr) })
+	return r.re.MatchString(s)
+}
+
+// Re is a regular expression written with XPath's meaning of "." (neither newline nor carriage
+// return) and "\d" (any Unicode decimal digit). Flag "s" makes "." match every character. A syntax
+// error panics at once; the expression is compiled when first matched.
+func Re(expr string, flags ...string) *Regexp {
 	dotAll := len(flags) > 0 && strings.Contains(flags[0], "s")
 	var b strings.Builder
 	for i := 0; i < len(expr); i++ {
@@ -326,7 +343,10 @@ func Re(expr string, flags ...string) *regexp.Regexp {
 			b.WriteByte(ch)
 		}
 	}
-	return regexp.MustCompile(b.String())
+	if _, err := syntax.Parse(b.String(), syntax.Perl); err != nil {
+		panic("rules: regular expression " + expr + ": " + err.Error())
+	}
+	return &Regexp{expr: b.String()}
 }
 
 // Double is the cast of a node's untyped value to xs:double, as general comparisons and arithmetic on

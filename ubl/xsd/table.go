@@ -135,7 +135,12 @@ func mustLoad(text string) *schemaSet {
 }
 
 func load(text string) (*schemaSet, error) {
-	s := &schemaSet{global: make(map[xmltree.Name]int, strings.Count(text, "\nE "))}
+	s := &schemaSet{
+		names:   make([]xmltree.Name, 0, strings.Count(text, "\nN ")),
+		simple:  make([]simpleType, 0, strings.Count(text, "\nS ")),
+		complex: make([]complexType, 0, strings.Count(text, "\nC ")),
+		global:  make(map[xmltree.Name]int, strings.Count(text, "\nE ")),
+	}
 	line := 0
 	for l := range strings.Lines(text) {
 		line++

@@ -11,9 +11,10 @@ import (
 // both is the context "//inv:Invoice/<path> | //cn:CreditNote/<path>", with the credit note's line and
 // quantity names in its alternative.
 func both(path string) string {
-	cn := strings.NewReplacer("cac:InvoiceLine", "cac:CreditNoteLine", "cbc:InvoicedQuantity", "cbc:CreditedQuantity").Replace(path)
-	return "//inv:Invoice/" + path + " | //cn:CreditNote/" + cn
+	return "//inv:Invoice/" + path + " | //cn:CreditNote/" + creditNoteNames.Replace(path)
 }
+
+var creditNoteNames = strings.NewReplacer("cac:InvoiceLine", "cac:CreditNoteLine", "cbc:InvoicedQuantity", "cbc:CreditedQuantity")
 
 // dt is a datatype rule on both document types.
 func dt(path string, asserts ...*rules.Assert) *rules.Rule { return rule(both(path), asserts...) }
