@@ -1,0 +1,70 @@
+package mutant
+
+import (
+	"bytes"
+	"regexp"
+	"strings"
+)
+
+// Respellings is how many forms Respell knows.
+const Respellings = 10
+
+const (
+	nsBasic     = "urn:oasis:names:specification:ubl:schema:xsd:CommonBasicComponents-2"
+	nsAggregate = "urn:oasis:names:specification:ubl:schema:xsd:CommonAggregateComponents-2"
+)
+
+var (
+	basicStart     = regexp.MustCompile(`<cbc:([A-Za-z]+)`)
+	basicEnd       = regexp.MustCompile(`</cbc:([A-Za-z]+)>`)
+	aggregateStart = regexp.MustCompile(`<cac:([A-Za-z]+)`)
+	aggregateEnd   = regexp.MustCompile(`</cac:([A-Za-z]+)>`)
+	componentDecls = regexp.MustCompile(`\sxmlns:(cbc|cac)="[^"]*"`)
+	betweenTags    = regexp.MustCompile(`>\s+<`)
+	emptyElement   = regexp.MustCompile(`<([A-Za-z][\w:.-]*)((?:\s+[^<>]*?)?)\s*/>`)
+	doubleQuoted   = regexp.MustCompile(`(\s[A-Za-z_][\w:.-]*)="([^"']*)"`)
+	xmlDeclaration = regexp.MustCompile(`^\s*<\?xml[^>]*\?>`)
+	swapPrefixes   = strings.NewReplacer("xmlns:cbc=", "xmlns:cac=", "xmlns:cac=", "xmlns:cbc=", "cbc:", "cac:", "cac:", "cbc:")
+)
+
+// Respell writes a UBL document again in another form XML allows for the same content, as other
+// software writes its documents: the namespaces of cbc and cac elements bound otherwise (the default
+// namespace, another prefix declared on each element, the two prefixes swapped, no declaration on the
+// document element), CRLF line ends, no whitespace between tags or other indentation, empty elements
+// written out and attributes single-quoted, another XML declaration with a comment and a processing
+// instruction before the document element. form is 0 to Respellings-1. The names, values and structure
+// are unchanged, so a validator must answer as it does for the document; where a form changes what a
+// rule reads (a comment that splits nothing, whitespace between elements), the official rules say what
+// the answer is, which is why tests put respelled documents to them rather than assume.
+func Respell(doc []byte, form int) []byte {
+	switch form {
+	case 0: // cbc elements in the default namespace, declared on each
+		doc = basicStart.ReplaceAll(doc, []byte(`<$1 xmlns="`+nsBasic+`"`))
+		return basicEnd.ReplaceAll(doc, []byte(`</$1>`))
+	case 1: // cac elements with a prefix of their own, declared on each
+		doc = aggregateStart.ReplaceAll(doc, []byte(`<a:$1 xmlns:a="`+nsAggregate+`"`))
+		return aggregateEnd.ReplaceAll(doc, []byte(`</a:$1>`))
+	case 2: // both, and neither prefix declared on the document element
+		return componentDecls.ReplaceAll(Respell(Respell(doc, 0), 1), nil)
+	case 3: // cac elements in the default namespace, declared on each (their cbc children keep the prefix)
+		doc = aggregateStart.ReplaceAll(doc, []byte(`<$1 xmlns="`+nsAggregate+`"`))
+		return aggregateEnd.ReplaceAll(doc, []byte(`</$1>`))
+	case 4: // the cbc and cac prefixes swapped, declarations with them
+		return []byte(swapPrefixes.Replace(string(doc)))
+	case 5: // CRLF line ends
+		return bytes.ReplaceAll(bytes.ReplaceAll(doc, []byte("\r\n"), []byte("\n")), []byte("\n"), []byte("\r\n"))
+	case 6: // no whitespace between tags
+		return betweenTags.ReplaceAll(doc, []byte("><"))
+	case 7: // empty elements written with an end tag, attributes in single quotes
+		doc = emptyElement.ReplaceAll(doc, []byte("<$1$2></$1>"))
+		return doubleQuoted.ReplaceAll(doc, []byte("$1='$2'"))
+	case 8: // another declaration, a comment and a PI before the document element, comments between elements
+		doc = bytes.TrimLeft(xmlDeclaration.ReplaceAll(doc, nil), " \t\r\n")
+		doc = bytes.Replace(doc, []byte("><"), []byte("><!-- c --><"), 3)
+		head := "<?xml version=\"1.0\" encoding=\"utf-8\" standalone=\"yes\"?>\n<!-- made elsewhere -->\n<?app x?>\n"
+		return append([]byte(head), doc...)
+	case 9: // indented again, with tabs
+		return bytes.ReplaceAll(betweenTags.ReplaceAll(doc, []byte("><")), []byte("><"), []byte(">\n\t\t<"))
+	}
+	panic("mutant: no respelling form")
+}
