@@ -107,49 +107,58 @@ func anyURI(value string) bool {
 	return validURI(string(b))
 }
 
-func base64Value(c byte) int {
-	switch {
-	case c >= 'A' && c <= 'Z':
-		return int(c - 'A')
-	case c >= 'a' && c <= 'z':
-		return int(c-'a') + 26
-	case c >= '0' && c <= '9':
-		return int(c-'0') + 52
-	case c == '+':
-		return 62
-	case c == '/':
-		return 63
-	case c == '=':
-		return 64
+// base64Values is each byte's value in the base64 alphabet: 0 to 63, base64Pad for "=", -1 for a byte
+// outside it.
+var base64Values = func() (t [256]int8) {
+	for i := range t {
+		t[i] = -1
 	}
-	return -1
-}
+	for i, c := range "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/" {
+		t[c] = int8(i)
+	}
+	t['='] = base64Pad
+	return t
+}()
+
+const base64Pad = 64
 
 // base64Lexical follows libxml2: characters outside the alphabet are ignored; data may not follow the
-// padding; the count must complete a quantum; and the bits padding covers must be zero.
+// padding; the count must complete a quantum; and the bits padding covers must be zero. An embedded
+// attachment is the longest value of many documents, so the data before any padding or other byte is
+// counted eight bytes at a time.
 func base64Lexical(s string) bool {
-	data, pad, i := 0, 0, 0
-	for ; i < len(s); i++ {
-		d := base64Value(s[i])
-		if d == 64 {
+	data, i := 0, 0
+	for i < len(s) {
+		if i+8 <= len(s) {
+			// Alphabet values have neither of the top two bits set; "=" (64) and -1 have one.
+			v := base64Values[s[i]] | base64Values[s[i+1]] | base64Values[s[i+2]] | base64Values[s[i+3]] |
+				base64Values[s[i+4]] | base64Values[s[i+5]] | base64Values[s[i+6]] | base64Values[s[i+7]]
+			if v&^63 == 0 {
+				data, i = data+8, i+8
+				continue
+			}
+		}
+		d := base64Values[s[i]]
+		if d == base64Pad {
 			break
 		}
 		if d >= 0 {
 			data++
 		}
+		i++
 	}
+	pad := 0
 	for ; i < len(s); i++ {
-		d := base64Value(s[i])
-		if d >= 0 && d < 64 {
+		switch d := base64Values[s[i]]; {
+		case d == base64Pad:
+			pad++
+		case d >= 0:
 			return false
 		}
-		if d == 64 {
-			pad++
-		}
 	}
-	last := func() int {
+	last := func() int8 {
 		for j := len(s) - 1; j >= 0; j-- {
-			if d := base64Value(s[j]); d >= 0 && d < 64 {
+			if d := base64Values[s[j]]; d >= 0 && d < base64Pad {
 				return d
 			}
 		}

@@ -1,0 +1,35 @@
+package ubl
+
+import (
+	"strings"
+	"testing"
+)
+
+// DT-CIUS-PT-111.2 limits an attachment to 15,000 KB of decoded data, reckoned from its length in
+// characters (times 0.75, over 1024): 20,480,000 characters are too many, one fewer is not, and a
+// value of that many bytes but fewer characters is not either.
+func TestAttachmentSizeLimit(t *testing.T) {
+	const limit = 20_480_000
+	doc := func(value string) []byte {
+		return []byte(`<Invoice xmlns="urn:oasis:names:specification:ubl:schema:xsd:Invoice-2"` +
+			` xmlns:cac="urn:oasis:names:specification:ubl:schema:xsd:CommonAggregateComponents-2"` +
+			` xmlns:cbc="urn:oasis:names:specification:ubl:schema:xsd:CommonBasicComponents-2">` +
+			`<cac:AdditionalDocumentReference><cbc:ID>1</cbc:ID><cac:Attachment>` +
+			`<cbc:EmbeddedDocumentBinaryObject mimeCode="application/pdf" filename="a.pdf">` + value +
+			`</cbc:EmbeddedDocumentBinaryObject></cac:Attachment></cac:AdditionalDocumentReference></Invoice>`)
+	}
+	for _, c := range []struct {
+		name  string
+		value string
+		fires int
+	}{
+		{"at the limit", strings.Repeat("A", limit), 1},
+		{"one character fewer", strings.Repeat("A", limit-1), 0},
+		{"as many bytes, fewer characters", strings.Repeat("A", limit-2) + "é", 0},
+	} {
+		r := Validate(doc(c.value), CIUSPT, "en")
+		if r.NoVerdict != "" || r.Fatal["DT-CIUS-PT-111.2"] != c.fires {
+			t.Errorf("%s: DT-CIUS-PT-111.2 fires %d times (no verdict %q), want %d", c.name, r.Fatal["DT-CIUS-PT-111.2"], r.NoVerdict, c.fires)
+		}
+	}
+}
