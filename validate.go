@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"encoding/json"
 	"flag"
 	"fmt"
@@ -38,14 +39,16 @@ func validateCmd(args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	code := 0
-	enc := json.NewEncoder(stdout)
+	out := bufio.NewWriterSize(stdout, 64<<10)
+	defer out.Flush()
 	stop := make(chan struct{})
 	defer close(stop)
 	i := 0
-	for out := range validateFiles(files, profile, *lang, stop) {
-		o, f := <-out, files[i]
+	for next := range validateFiles(files, profile, *lang, *asJSON, stop) {
+		o, f := <-next, files[i]
 		i++
 		if o.err != nil {
+			out.Flush()
 			fmt.Fprintln(stderr, "einvoice validate:", o.err)
 			return 2
 		}
@@ -53,18 +56,19 @@ func validateCmd(args []string, stdout, stderr io.Writer) int {
 			code = 1
 		}
 		if *asJSON {
-			enc.Encode(jsonLine{File: f, Result: o.r})
+			out.Write(o.line)
 			continue
 		}
-		printReport(stdout, f, o.r)
+		printReport(out, f, o.r)
 	}
 	return code
 }
 
-// outcome is one file's result, or why it could not be read.
+// outcome is one file's result (and its JSON line, when asked for), or why it could not be read.
 type outcome struct {
-	r   *ubl.Result
-	err error
+	r    *ubl.Result
+	line []byte
+	err  error
 }
 
 // validation is a file for a worker, and where its outcome goes.
@@ -73,10 +77,11 @@ type validation struct {
 	out  chan<- outcome
 }
 
-// validateFiles reads and validates the files with one worker per core. It sends one channel per file,
+// validateFiles reads and validates the files with one worker per core, which also writes the JSON
+// line of each when asJSON is set. It sends one channel per file,
 // in the order of the files, on which that file's outcome arrives; at most twice as many files as
 // there are workers wait to be written. Closing stop makes it give up on the files not yet started.
-func validateFiles(files []string, profile ubl.Profile, lang string, stop <-chan struct{}) <-chan chan outcome {
+func validateFiles(files []string, profile ubl.Profile, lang string, asJSON bool, stop <-chan struct{}) <-chan chan outcome {
 	workers := runtime.GOMAXPROCS(0)
 	ordered := make(chan chan outcome, 2*workers)
 	todo := make(chan validation, workers)
@@ -105,7 +110,12 @@ func validateFiles(files []string, profile ubl.Profile, lang string, stop <-chan
 					v.out <- outcome{err: err}
 					continue
 				}
-				v.out <- outcome{r: ubl.Validate(data, profile, lang)}
+				o := outcome{r: ubl.Validate(data, profile, lang)}
+				if asJSON {
+					o.line, o.err = json.Marshal(jsonLine{File: v.file, Result: o.r})
+					o.line = append(o.line, '\n')
+				}
+				v.out <- o
 			}
 		}()
 	}
