@@ -175,7 +175,7 @@ func trimSlash(s string) string {
 func printDemo(w io.Writer, base, dataDir, mailOutbox string, c server.DemoCredentials) {
 	fmt.Fprintf(w, `
 einvoice demo installation (test mode)
-  portal:          %s/
+  server:          %s/   (API only: the web portal is not built yet)
   API:             %s
   client_id:       %s
   client_secret:   %s
