@@ -14,6 +14,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strconv"
 	"strings"
@@ -47,9 +48,9 @@ type Result struct {
 }
 
 type assertion struct {
-	id, flag, kind, context, test string
-	pattern                       string
-	rule                          int
+	id, flag, kind, context, test, message string
+	pattern                                string
+	rule                                   int
 }
 
 type variable struct {
@@ -62,7 +63,16 @@ type variable struct {
 // which every element is matched by the first rule (highest priority) whose context fits, schema lets
 // are global variables and rule lets are variables of their rule's template. A firing is written as a
 // line "flag id"; the last line is "END", so that a transformation that stopped is told apart.
-func Stylesheet(p Profile) ([]byte, error) {
+func Stylesheet(p Profile) ([]byte, error) { return stylesheet(p, false) }
+
+// ReportStylesheet is Stylesheet writing what a Schematron validator writes: an SVRL report with every
+// pattern, every rule that fired with its context, and every failed assert or successful report with
+// its test, id, flag, message and the full path of the node it fired on (each step with its namespace
+// and position), as the skeleton's SVRL output does. Run reads its reports as it reads the lines; it is
+// what a side-by-side timing of the official validator's work should run.
+func ReportStylesheet(p Profile) ([]byte, error) { return stylesheet(p, true) }
+
+func stylesheet(p Profile, report bool) ([]byte, error) {
 	asserts, err := readAssertions(p.Rules)
 	if err != nil {
 		return nil, err
@@ -82,7 +92,12 @@ func Stylesheet(p Profile) ([]byte, error) {
 	for _, prefix := range prefixes {
 		fmt.Fprintf(&b, "\n  xmlns:%s=\"%s\"", prefix, attr(p.Namespaces[prefix]))
 	}
-	b.WriteString(">\n<xsl:output method=\"text\"/>\n")
+	if report {
+		b.WriteString("\n  xmlns:svrl=\"http://purl.oclc.org/dsdl/svrl\">\n<xsl:output method=\"xml\"/>\n")
+		b.WriteString(fullPath)
+	} else {
+		b.WriteString(">\n<xsl:output method=\"text\"/>\n")
+	}
 	b.WriteString(p.Functions)
 	for _, v := range vars {
 		if v.scope == "schema" {
@@ -113,16 +128,29 @@ func Stylesheet(p Profile) ([]byte, error) {
 		byRule[key] = []assertion{{context: r.Context, pattern: r.Pattern, rule: r.Number}}
 	}
 	b.WriteString("<xsl:template match=\"/\">\n")
-	for i := range patterns {
+	if report {
+		b.WriteString("<svrl:schematron-output>\n")
+	}
+	for i, pattern := range patterns {
+		if report {
+			fmt.Fprintf(&b, "  <svrl:active-pattern name=\"%s\"/>\n", avt(pattern))
+		}
 		fmt.Fprintf(&b, "  <xsl:apply-templates select=\"/\" mode=\"M%d\"/>\n", i)
 	}
-	b.WriteString("  <xsl:text>END&#10;</xsl:text>\n</xsl:template>\n")
+	if report {
+		b.WriteString("</svrl:schematron-output>\n</xsl:template>\n")
+	} else {
+		b.WriteString("  <xsl:text>END&#10;</xsl:text>\n</xsl:template>\n")
+	}
 	for i, pattern := range patterns {
 		numbers := rules[pattern]
 		sort.Ints(numbers)
 		for k, n := range numbers {
 			list := byRule[pattern+"\x00"+strconv.Itoa(n)]
 			fmt.Fprintf(&b, "<xsl:template match=\"%s\" priority=\"%d\" mode=\"M%d\">\n", attr(list[0].context), 1000+len(numbers)-k, i)
+			if report {
+				fmt.Fprintf(&b, "  <svrl:fired-rule context=\"%s\"/>\n", avt(list[0].context))
+			}
 			for _, v := range vars {
 				if v.scope == "rule" && v.pattern == pattern && v.rule == n {
 					fmt.Fprintf(&b, "  <xsl:variable name=\"%s\" select=\"%s\"/>\n", v.name, attr(v.value))
@@ -136,7 +164,18 @@ func Stylesheet(p Profile) ([]byte, error) {
 				if a.kind == "report" {
 					test = a.test
 				}
-				fmt.Fprintf(&b, "  <xsl:if test=\"%s\"><xsl:text>%s %s&#10;</xsl:text></xsl:if>\n", attr(test), a.flag, a.id)
+				if !report {
+					fmt.Fprintf(&b, "  <xsl:if test=\"%s\"><xsl:text>%s %s&#10;</xsl:text></xsl:if>\n", attr(test), a.flag, a.id)
+					continue
+				}
+				element := "svrl:failed-assert"
+				if a.kind == "report" {
+					element = "svrl:successful-report"
+				}
+				fmt.Fprintf(&b, "  <xsl:if test=\"%s\"><%s test=\"%s\" id=\"%s\" flag=\"%s\">"+
+					"<xsl:attribute name=\"location\"><xsl:apply-templates select=\".\" mode=\"full-path\"/></xsl:attribute>"+
+					"<svrl:text>%s</svrl:text></%s></xsl:if>\n",
+					attr(test), element, avt(a.test), avt(a.id), avt(a.flag), text(a.message), element)
 			}
 			fmt.Fprintf(&b, "  <xsl:apply-templates select=\"*\" mode=\"M%d\"/>\n</xsl:template>\n", i)
 		}
@@ -151,6 +190,32 @@ func Stylesheet(p Profile) ([]byte, error) {
 func attr(s string) string {
 	return strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;", `"`, "&quot;").Replace(s)
 }
+
+// avt escapes s for an attribute of a literal result element, where braces are expressions.
+func avt(s string) string { return strings.NewReplacer("{", "{{", "}", "}}").Replace(attr(s)) }
+
+// text escapes s for character data.
+func text(s string) string {
+	return strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;").Replace(s)
+}
+
+// fullPath is the path of a node as the SVRL location: each element step with its namespace and its
+// position among its siblings of that name, an attribute step with its name.
+const fullPath = `<xsl:template match="*" mode="full-path">
+  <xsl:apply-templates select="parent::*" mode="full-path"/>
+  <xsl:text>/</xsl:text>
+  <xsl:choose>
+    <xsl:when test="namespace-uri() = ''"><xsl:value-of select="name()"/></xsl:when>
+    <xsl:otherwise><xsl:value-of select="concat('*:', local-name(), '[namespace-uri()=''', namespace-uri(), ''']')"/></xsl:otherwise>
+  </xsl:choose>
+  <xsl:value-of select="concat('[', 1 + count(preceding-sibling::*[local-name() = local-name(current()) and namespace-uri() = namespace-uri(current())]), ']')"/>
+</xsl:template>
+<xsl:template match="@*" mode="full-path">
+  <xsl:apply-templates select="parent::*" mode="full-path"/>
+  <xsl:value-of select="concat('/@', name())"/>
+</xsl:template>
+<xsl:template match="/" mode="full-path"/>
+`
 
 func readCSV(path string) ([]map[string]string, error) {
 	f, err := os.Open(path)
@@ -188,7 +253,7 @@ func readAssertions(path string) ([]assertion, error) {
 			return nil, fmt.Errorf("%s: rule number %q", path, r["rule"])
 		}
 		out = append(out, assertion{id: r["id"], flag: r["flag"], kind: r["kind"], context: r["context"],
-			test: r["test"], pattern: r["pattern"], rule: n})
+			test: r["test"], message: r["message"], pattern: r["pattern"], rule: n})
 	}
 	return out, nil
 }
@@ -270,6 +335,9 @@ func readResult(path string) Result {
 		r.Error = true
 		return r
 	}
+	if bytes.HasPrefix(data, []byte("<?xml")) {
+		return readReport(data)
+	}
 	ended := false
 	sc := bufio.NewScanner(bytes.NewReader(data))
 	for sc.Scan() {
@@ -287,6 +355,26 @@ func readResult(path string) Result {
 	}
 	if !ended {
 		return Result{Fatal: map[string]int{}, Warning: map[string]int{}, Error: true}
+	}
+	return r
+}
+
+// firing is a failed assert or successful report of an SVRL report, with its id and flag.
+var firing = regexp.MustCompile(`<svrl:(?:failed-assert|successful-report) [^>]*\bid="([^"]*)" flag="([^"]*)"`)
+
+// readReport reads an SVRL report that ReportStylesheet's transformation wrote (complete or not).
+func readReport(data []byte) Result {
+	r := Result{Fatal: map[string]int{}, Warning: map[string]int{}}
+	if !bytes.Contains(data, []byte("</svrl:schematron-output>")) {
+		r.Error = true
+		return r
+	}
+	for _, m := range firing.FindAllSubmatch(data, -1) {
+		if string(m[2]) == "warning" {
+			r.Warning[string(m[1])]++
+		} else {
+			r.Fatal[string(m[1])]++
+		}
 	}
 	return r
 }

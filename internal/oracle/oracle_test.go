@@ -23,12 +23,22 @@ func TestTranscriptionGivesTheOfficialResults(t *testing.T) {
 	}
 	for i, profile := range []Profile{CIUSPT(dir), peppol} {
 		p := profiles[i]
-		t.Run(p.Name, func(t *testing.T) { transcriptionAgrees(t, p, profile) })
+		t.Run(p.Name, func(t *testing.T) { transcriptionAgrees(t, p, profile, Stylesheet) })
 	}
 }
 
-func transcriptionAgrees(t *testing.T, p corpus.Profile, profile Profile) {
-	xsl, err := Stylesheet(profile)
+// So must its SVRL form, which the side-by-side timing runs.
+func TestReportGivesTheOfficialResults(t *testing.T) {
+	profiles, err := corpus.Profiles()
+	if err != nil {
+		t.Skip(err)
+	}
+	dir, _ := corpus.Dir()
+	t.Run(profiles[0].Name, func(t *testing.T) { transcriptionAgrees(t, profiles[0], CIUSPT(dir), ReportStylesheet) })
+}
+
+func transcriptionAgrees(t *testing.T, p corpus.Profile, profile Profile, stylesheet func(Profile) ([]byte, error)) {
+	xsl, err := stylesheet(profile)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -63,4 +73,30 @@ func orEmpty(m map[string]int) map[string]int {
 		return map[string]int{}
 	}
 	return m
+}
+
+// The side-by-side harness compiles, runs the schema and the rules on documents in one JVM, and reports
+// every round it ran.
+func TestTimeOfficialLike(t *testing.T) {
+	profiles, err := corpus.Profiles()
+	if err != nil {
+		t.Skip(err)
+	}
+	dir, _ := corpus.Dir()
+	schemas, _ := corpus.SchemaDir()
+	xsl, err := ReportStylesheet(CIUSPT(dir))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var docs [][]byte
+	for _, e := range profiles[0].Expected[:3] {
+		data, err := os.ReadFile(filepath.Join(profiles[0].Cases, e.File))
+		if err != nil {
+			t.Fatal(err)
+		}
+		docs = append(docs, data)
+	}
+	if d := TimeOfficialLike(t, xsl, filepath.Join(schemas, "maindoc", "UBL-Invoice-2.1.xsd"), docs, 2); d <= 0 {
+		t.Errorf("%v per document", d)
+	}
 }
