@@ -3,9 +3,7 @@ package signing
 import (
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"strings"
 	"testing"
 	"time"
 
@@ -22,7 +20,7 @@ import (
 // changed, inside the signature too) are put to xmllint with the official schemas, and the validator
 // must give the same verdict on each.
 func TestSignedDocumentsGetTheOfficialSchemaVerdict(t *testing.T) {
-	xmllint := testtool.Need(t, "xmllint")
+	testtool.Need(t, "xmllint")
 	schemas, err := corpus.SchemaDir()
 	if err != nil {
 		t.Skip(err)
@@ -43,16 +41,9 @@ func TestSignedDocumentsGetTheOfficialSchemaVerdict(t *testing.T) {
 			files = append(files, f)
 		}
 	}
-	out, _ := exec.Command(xmllint, append([]string{"--noout", "--nonet", "--schema",
-		filepath.Join(schemas, "maindoc", "UBL-Invoice-2.1.xsd")}, files...)...).CombinedOutput()
-	official := map[string]bool{}
-	for _, line := range strings.Split(string(out), "\n") {
-		if f, ok := strings.CutSuffix(line, " validates"); ok {
-			official[f] = true
-		}
-	}
+	official := testtool.SchemaValid(t, filepath.Join(schemas, "maindoc", "UBL-Invoice-2.1.xsd"), files)
 	if !official[files[0]] {
-		t.Fatalf("xmllint refuses the signed invoice itself:\n%s", out)
+		t.Fatal("xmllint refuses the signed invoice itself")
 	}
 	valid, disagree := 0, 0
 	for _, f := range files {

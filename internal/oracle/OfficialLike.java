@@ -1,8 +1,10 @@
 // OfficialLike does in one JVM what a warm official validator does with each document: the schema
 // check with the JDK's validator (Xerces) and the rules with Saxon-HE, the rules writing their SVRL
 // report to memory. It times rounds over the documents and prints, per round, the mean time per
-// document in nanoseconds: "round R NS". Arguments: the stylesheet, the schema ("-" for none), the
-// number of rounds, the documents. Part of the tests (internal/oracle); nothing in the product runs it.
+// document in nanoseconds: "round R NS"; then how many bytes the rules wrote in all ("report-bytes
+// N"), which tells a run that did the work from one that wrote nothing. Arguments: the stylesheet, the
+// schema ("-" for none), the number of rounds, the documents. Part of the tests (internal/oracle);
+// nothing in the product runs it.
 
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;

@@ -145,3 +145,17 @@ func WithUBLSignatureSlot(doc []byte) []byte {
 	}
 	return []byte(s)
 }
+
+// SchemaValid validates files against schema with xmllint (no network) and returns, by path, the ones
+// it accepts.
+func SchemaValid(t testing.TB, schema string, files []string) map[string]bool {
+	t.Helper()
+	out, _ := exec.Command(Need(t, "xmllint"), append([]string{"--noout", "--nonet", "--schema", schema}, files...)...).CombinedOutput()
+	valid := map[string]bool{}
+	for _, line := range strings.Split(string(out), "\n") {
+		if f, ok := strings.CutSuffix(line, " validates"); ok {
+			valid[f] = true
+		}
+	}
+	return valid
+}

@@ -83,10 +83,10 @@ func (l *List) Padded(v string) bool {
 func (l *List) Suffixed(v string) bool { return strings.Contains(l.text, v+",") }
 
 // read holds the lists read so far, by file name: many rules check against the same list.
-var read struct {
+var read = struct {
 	sync.Mutex
 	lists map[string]*List
-}
+}{lists: map[string]*List{}}
 
 // Get returns a list by file name (without .txt), reading it the first time it is asked for; it panics
 // when there is none (lists are looked up at start-up). A list is never changed once read, so the same
@@ -104,9 +104,6 @@ func Get(name string) *List {
 	l, err := parse(name, string(b))
 	if err != nil {
 		panic(fmt.Sprintf("codelists: %s: %v", name, err))
-	}
-	if read.lists == nil {
-		read.lists = map[string]*List{}
 	}
 	read.lists[name] = l
 	return l

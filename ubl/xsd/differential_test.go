@@ -4,14 +4,13 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
-	"strings"
 	"testing"
 
 	"einvoice/internal/corpus"
 	"einvoice/internal/mutant"
+	"einvoice/internal/testtool"
 	"einvoice/ubl/xmltree"
 )
 
@@ -74,23 +73,9 @@ func mutate(doc string, r *rand.Rand) string {
 	return doc
 }
 
-// xmllintVerdicts validates files against one schema with xmllint and returns which are valid.
-func xmllintVerdicts(t *testing.T, schema string, files []string) map[string]bool {
-	out, _ := exec.Command("xmllint", append([]string{"--noout", "--nonet", "--schema", schema}, files...)...).CombinedOutput()
-	valid := map[string]bool{}
-	for _, line := range strings.Split(string(out), "\n") {
-		if f, ok := strings.CutSuffix(line, " validates"); ok {
-			valid[f] = true
-		}
-	}
-	return valid
-}
-
 // Mutated corpus documents get the verdict xmllint gives with the official schemas.
 func TestAgreesWithXmllintOnMutations(t *testing.T) {
-	if _, err := exec.LookPath("xmllint"); err != nil {
-		t.Skip("xmllint (libxml2-utils) is not installed")
-	}
+	testtool.Need(t, "xmllint")
 	profiles, err := corpus.Profiles()
 	if err != nil {
 		t.Skip(err)
@@ -140,7 +125,7 @@ func TestAgreesWithXmllintOnMutations(t *testing.T) {
 	}
 	total, disagree := 0, 0
 	for root, files := range byRoot {
-		official := xmllintVerdicts(t, filepath.Join(schemas, "maindoc", "UBL-"+root+"-2.1.xsd"), files)
+		official := testtool.SchemaValid(t, filepath.Join(schemas, "maindoc", "UBL-"+root+"-2.1.xsd"), files)
 		for _, f := range files {
 			data, _ := os.ReadFile(f)
 			got, errs, perr := valid(data)
