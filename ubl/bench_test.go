@@ -2,8 +2,6 @@ package ubl
 
 import (
 	"math/rand/v2"
-	"os"
-	"path/filepath"
 	"slices"
 	"testing"
 	"time"
@@ -11,27 +9,11 @@ import (
 	"einvoice/internal/corpus"
 )
 
-// typicalInvoices are the corpus's schema-valid CIUS-PT documents of 5 to 25 KB.
+// typicalInvoices are the corpus's typical invoices (corpus.TypicalInvoices).
 func typicalInvoices(b *testing.B) [][]byte {
-	profiles, err := corpus.Profiles()
+	docs, err := corpus.TypicalInvoices()
 	if err != nil {
 		b.Skip(err)
-	}
-	var docs [][]byte
-	for _, e := range profiles[0].Expected {
-		if !e.XSDValid {
-			continue
-		}
-		data, err := os.ReadFile(filepath.Join(profiles[0].Cases, e.File))
-		if err != nil {
-			b.Fatal(err)
-		}
-		if len(data) >= 5<<10 && len(data) <= 25<<10 {
-			docs = append(docs, data)
-		}
-	}
-	if len(docs) == 0 {
-		b.Skip("no typical invoice in the corpus")
 	}
 	return docs
 }

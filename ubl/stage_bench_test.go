@@ -41,14 +41,3 @@ func BenchmarkStages(b *testing.B) {
 		b.ReportMetric(float64(pat[i].Nanoseconds())/n/1000, p.Name+"-µs")
 	}
 }
-
-func BenchmarkParseOnly(b *testing.B) {
-	docs := typicalInvoices(b)
-	for b.Loop() {
-		for _, d := range docs {
-			t, _ := xmltree.Parse(d, xmltree.DefaultLimits)
-			t.Release()
-		}
-	}
-	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(docs))/1000, "µs/doc")
-}

@@ -89,6 +89,32 @@ func readExpected(path string) ([]Expected, error) {
 	return out, sc.Err()
 }
 
+// TypicalInvoices are the corpus's schema-valid CIUS-PT documents of 5 to 25 KB, the documents the
+// speed target is set for; an error when the corpus is absent or holds none.
+func TypicalInvoices() ([][]byte, error) {
+	profiles, err := Profiles()
+	if err != nil {
+		return nil, err
+	}
+	var docs [][]byte
+	for _, e := range profiles[0].Expected {
+		if !e.XSDValid {
+			continue
+		}
+		data, err := os.ReadFile(filepath.Join(profiles[0].Cases, e.File))
+		if err != nil {
+			return nil, err
+		}
+		if len(data) >= 5<<10 && len(data) <= 25<<10 {
+			docs = append(docs, data)
+		}
+	}
+	if len(docs) == 0 {
+		return nil, errors.New("no typical invoice in the corpus")
+	}
+	return docs, nil
+}
+
 // SchemaDir is the folder of the official UBL 2.1 xsdrt schemas.
 func SchemaDir() (string, error) {
 	dir, err := Dir()

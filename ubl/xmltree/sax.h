@@ -46,6 +46,7 @@ void einv_init(void);
 einv_parser *einv_parser_new(void);
 void einv_parser_free(einv_parser *p);
 void einv_parse(einv_parser *p, const char *data, int len, long max_text, int max_depth, int keep_blanks, einv_result *r);
+int einv_read_only(einv_parser *p, const char *data, int len);
 void einv_layout(size_t *node_size, size_t *attr_size, size_t offsets[15]);
 
 #endif
