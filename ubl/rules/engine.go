@@ -168,7 +168,7 @@ func (s *Set) Run(t *xmltree.Tree) (findings []Finding, err error) {
 				work[i] = append(work[i], int32(n), byWalking)
 			}
 		default:
-			for _, m := range table[path] {
+			for _, m := range table.of(path) {
 				work[m.pattern] = append(work[m.pattern], int32(n), m.rule)
 			}
 		}

@@ -17,7 +17,7 @@ func CheckPathCache(s *Set, t *xmltree.Tree) (remembered int, err error) {
 		}
 		for i, p := range s.Patterns {
 			cached := noMatch
-			for _, m := range table[path] {
+			for _, m := range table.of(path) {
 				if int(m.pattern) == i {
 					cached = int(m.rule)
 				}

@@ -16,12 +16,21 @@ import (
 // pathCache numbers paths and keeps their rules. Entries are only ever added, at most maxPaths.
 type pathCache struct {
 	mu     sync.RWMutex
-	roots  []pathChild     // the paths of document elements, by name
-	kids   [][]pathChild   // by path: the paths one element longer, by name
-	parent []int32         // by path: its parent path, -1 for a document element
-	name   []xmltree.Name  // by path: its last name
-	rules  [][]patternRule // by path: the patterns with a rule there (or byWalking), in pattern order
+	roots  []pathChild    // the paths of document elements, by name
+	kids   [][]pathChild  // by path: the paths one element longer, by name
+	parent []int32        // by path: its parent path, -1 for a document element
+	name   []xmltree.Name // by path: its last name
+	rules  ruleTable      // by path: the patterns with a rule there (or byWalking), in pattern order
 }
+
+// ruleTable is the patterns' rules by path, all paths' in one array (an element's rules are read
+// from a few cache lines, not from an allocation of their own): path p's are list[at[p]:at[p+1]].
+type ruleTable struct {
+	at   []int32
+	list []patternRule
+}
+
+func (r ruleTable) of(path int32) []patternRule { return r.list[r.at[path]:r.at[path+1]] }
 
 // patternRule is a pattern's rule for a path: its index in the pattern, or byWalking.
 type patternRule struct{ pattern, rule int32 }
@@ -56,7 +65,7 @@ const (
 
 // pathsOf numbers the paths of a tree's elements, remembering those not seen before. It returns each
 // node's path (or textNode, unknown) and the rules by path to read them in.
-func (s *Set) pathsOf(t *xmltree.Tree, paths []int32) ([]int32, [][]patternRule) {
+func (s *Set) pathsOf(t *xmltree.Tree, paths []int32) ([]int32, ruleTable) {
 	pc := &s.paths
 	locked := false
 	pc.mu.RLock()
@@ -121,16 +130,19 @@ func (s *Set) addPath(t *xmltree.Tree, list *[]pathChild, at int, parent int32, 
 	for p := parent; p >= 0; p = pc.parent[p] {
 		names = append(names, pc.name[p])
 	}
-	var found []patternRule
+	r := &pc.rules
+	if len(r.at) == 0 {
+		r.at = append(r.at, 0)
+	}
 	for i, p := range s.Patterns {
 		rule, ok := p.matcher.firstByNames(t, names)
 		switch {
 		case !ok:
-			found = append(found, patternRule{int32(i), byWalking})
+			r.list = append(r.list, patternRule{int32(i), byWalking})
 		case rule != noRule:
-			found = append(found, patternRule{int32(i), int32(rule)})
+			r.list = append(r.list, patternRule{int32(i), int32(rule)})
 		}
 	}
-	pc.rules = append(pc.rules, found)
+	r.at = append(r.at, int32(len(r.list)))
 	return id
 }
