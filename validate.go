@@ -2,7 +2,6 @@ package main
 
 import (
 	"bufio"
-	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
@@ -12,6 +11,7 @@ import (
 	"runtime"
 	"sort"
 	"strings"
+	"sync"
 
 	"einvoice/ubl"
 )
@@ -56,7 +56,8 @@ func validateCmd(args []string, stdout, stderr io.Writer) int {
 			code = 1
 		}
 		if *asJSON {
-			out.Write(o.line)
+			out.Write(*o.line)
+			lineBuffers.Put(o.line)
 			continue
 		}
 		printReport(out, f, o.r)
@@ -67,9 +68,12 @@ func validateCmd(args []string, stdout, stderr io.Writer) int {
 // outcome is one file's result (and its JSON line, when asked for), or why it could not be read.
 type outcome struct {
 	r    *ubl.Result
-	line []byte
+	line *[]byte // from lineBuffers, given back once written
 	err  error
 }
+
+// lineBuffers keeps the buffers JSON lines are written in, from the workers to the writer and back.
+var lineBuffers = sync.Pool{New: func() any { return new([]byte) }}
 
 // validation is a file for a worker, and where its outcome goes.
 type validation struct {
@@ -112,20 +116,15 @@ func validateFiles(files []string, profile ubl.Profile, lang string, asJSON bool
 				}
 				o := outcome{r: ubl.Validate(data, profile, lang)}
 				if asJSON {
-					o.line, o.err = json.Marshal(jsonLine{File: v.file, Result: o.r})
-					o.line = append(o.line, '\n')
+					line := lineBuffers.Get().(*[]byte)
+					*line = append(appendJSONLine((*line)[:0], v.file, o.r), '\n')
+					o.line = line
 				}
 				v.out <- o
 			}
 		}()
 	}
 	return ordered
-}
-
-// jsonLine is the shape of expected/*.jsonl plus the profile, service findings and all findings.
-type jsonLine struct {
-	File string `json:"file"`
-	*ubl.Result
 }
 
 // expand turns the arguments into files: a folder stands for its *.xml files, found recursively and
