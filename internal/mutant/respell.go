@@ -2,12 +2,14 @@ package mutant
 
 import (
 	"bytes"
+	"fmt"
 	"regexp"
 	"strings"
+	"unicode/utf8"
 )
 
 // Respellings is how many forms Respell knows.
-const Respellings = 10
+const Respellings = 12
 
 const (
 	nsBasic     = "urn:oasis:names:specification:ubl:schema:xsd:CommonBasicComponents-2"
@@ -24,6 +26,8 @@ var (
 	emptyElement   = regexp.MustCompile(`<([A-Za-z][\w:.-]*)((?:\s+[^<>]*?)?)\s*/>`)
 	doubleQuoted   = regexp.MustCompile(`(\s[A-Za-z_][\w:.-]*)="([^"']*)"`)
 	xmlDeclaration = regexp.MustCompile(`^\s*<\?xml[^>]*\?>`)
+	textRun        = regexp.MustCompile(`>([^<&\s][^<&]*)<`) // text that starts after a tag and runs to one, no reference in it
+	markup         = regexp.MustCompile(`(?s)<!--.*?-->|<\?.*?\?>`)
 	swapPrefixes   = strings.NewReplacer("xmlns:cbc=", "xmlns:cac=", "xmlns:cac=", "xmlns:cbc=", "cbc:", "cac:", "cac:", "cbc:")
 )
 
@@ -32,7 +36,8 @@ var (
 // namespace, another prefix declared on each element, the two prefixes swapped, no declaration on the
 // document element), CRLF line ends, no whitespace between tags or other indentation, empty elements
 // written out and attributes single-quoted, another XML declaration with a comment and a processing
-// instruction before the document element. form is 0 to Respellings-1. The names, values and structure
+// instruction before the document element, a character reference for the first character of each text,
+// each text as a CDATA section. form is 0 to Respellings-1. The names, values and structure
 // are unchanged, so a validator must answer as it does for the document; where a form changes what a
 // rule reads (a comment that splits nothing, whitespace between elements), the official rules say what
 // the answer is, which is why tests put respelled documents to them rather than assume.
@@ -65,6 +70,33 @@ func Respell(doc []byte, form int) []byte {
 		return append([]byte(head), doc...)
 	case 9: // indented again, with tabs
 		return bytes.ReplaceAll(betweenTags.ReplaceAll(doc, []byte("><")), []byte("><"), []byte(">\n\t\t<"))
+	case 10: // the first character of each text as a character reference
+		return replaceTexts(doc, func(text []byte) []byte {
+			r, size := utf8.DecodeRune(text)
+			return append(fmt.Appendf(nil, "&#%d;", r), text[size:]...)
+		})
+	case 11: // each text as a CDATA section
+		return replaceTexts(doc, func(text []byte) []byte {
+			return append(append([]byte("<![CDATA["), text...), "]]>"...)
+		})
 	}
 	panic("mutant: no respelling form")
+}
+
+// replaceTexts rewrites, outside comments and processing instructions, each text that runs from a tag
+// to the next with no reference or leading blank in it.
+func replaceTexts(doc []byte, rewrite func(text []byte) []byte) []byte {
+	var out []byte
+	rewriteRuns := func(part []byte) []byte {
+		return textRun.ReplaceAllFunc(part, func(m []byte) []byte {
+			return append(append([]byte{'>'}, rewrite(m[1:len(m)-1])...), '<')
+		})
+	}
+	last := 0
+	for _, m := range markup.FindAllIndex(doc, -1) {
+		out = append(out, rewriteRuns(doc[last:m[0]])...)
+		out = append(out, doc[m[0]:m[1]]...)
+		last = m[1]
+	}
+	return append(out, rewriteRuns(doc[last:])...)
 }
