@@ -9,7 +9,7 @@ import (
 )
 
 // Respellings is how many forms Respell knows.
-const Respellings = 12
+const Respellings = 14
 
 const (
 	nsBasic     = "urn:oasis:names:specification:ubl:schema:xsd:CommonBasicComponents-2"
@@ -26,7 +26,9 @@ var (
 	emptyElement   = regexp.MustCompile(`<([A-Za-z][\w:.-]*)((?:\s+[^<>]*?)?)\s*/>`)
 	doubleQuoted   = regexp.MustCompile(`(\s[A-Za-z_][\w:.-]*)="([^"']*)"`)
 	xmlDeclaration = regexp.MustCompile(`^\s*<\?xml[^>]*\?>`)
-	textRun        = regexp.MustCompile(`>([^<&\s][^<&]*)<`) // text that starts after a tag and runs to one, no reference in it
+	textRun        = regexp.MustCompile(`>([^<&\s][^<&]*)<`)                              // text that starts after a tag and runs to one, no reference in it
+	documentStart  = regexp.MustCompile(`<([A-Za-z][\w.-]*)(\s[^>]*?)?\sxmlns="([^"]*)"`) // the first unprefixed element declaring a default namespace
+	attribute      = regexp.MustCompile(`(\s[A-Za-z_][\w:.-]*)="([^"&<]+)"`)
 	markup         = regexp.MustCompile(`(?s)<!--.*?-->|<\?.*?\?>`)
 	swapPrefixes   = strings.NewReplacer("xmlns:cbc=", "xmlns:cac=", "xmlns:cac=", "xmlns:cbc=", "cbc:", "cac:", "cac:", "cbc:")
 )
@@ -37,7 +39,8 @@ var (
 // document element), CRLF line ends, no whitespace between tags or other indentation, empty elements
 // written out and attributes single-quoted, another XML declaration with a comment and a processing
 // instruction before the document element, a character reference for the first character of each text,
-// each text as a CDATA section. form is 0 to Respellings-1. The names, values and structure
+// each text as a CDATA section, the document element under a prefix, attributes written with blanks
+// around "=" and a character reference. form is 0 to Respellings-1. The names, values and structure
 // are unchanged, so a validator must answer as it does for the document; where a form changes what a
 // rule reads (a comment that splits nothing, whitespace between elements), the official rules say what
 // the answer is, which is why tests put respelled documents to them rather than assume.
@@ -79,6 +82,33 @@ func Respell(doc []byte, form int) []byte {
 		return replaceTexts(doc, func(text []byte) []byte {
 			return append(append([]byte("<![CDATA["), text...), "]]>"...)
 		})
+	case 12: // the document element under a prefix of its own (the default namespace still declared for the rest)
+		m := documentStart.FindSubmatchIndex(doc)
+		if m == nil {
+			return doc
+		}
+		name := string(doc[m[2]:m[3]])
+		end := bytes.LastIndex(doc, []byte("</"+name+">"))
+		if end < 0 {
+			return doc
+		}
+		var out []byte
+		out = append(out, doc[:m[0]]...)
+		out = append(out, "<doc:"...)
+		out = append(out, doc[m[2]:m[7]]...)
+		out = append(out, `" xmlns:doc="`...)
+		out = append(out, doc[m[6]:m[7]]...)
+		out = append(out, doc[m[7]:end]...)
+		out = append(out, "</doc:"+name+">"...)
+		return append(out, doc[end+len(name)+3:]...)
+	case 13: // attributes with blanks around "=" and their first character as a character reference
+		return outsideMarkup(doc, func(part []byte) []byte {
+			return attribute.ReplaceAllFunc(part, func(m []byte) []byte {
+				sub := attribute.FindSubmatch(m)
+				r, size := utf8.DecodeRune(sub[2])
+				return fmt.Appendf(nil, "%s \t= \"&#x%X;%s\"", sub[1], r, sub[2][size:])
+			})
+		})
 	}
 	panic("mutant: no respelling form")
 }
@@ -86,17 +116,22 @@ func Respell(doc []byte, form int) []byte {
 // replaceTexts rewrites, outside comments and processing instructions, each text that runs from a tag
 // to the next with no reference or leading blank in it.
 func replaceTexts(doc []byte, rewrite func(text []byte) []byte) []byte {
-	var out []byte
-	rewriteRuns := func(part []byte) []byte {
+	return outsideMarkup(doc, func(part []byte) []byte {
 		return textRun.ReplaceAllFunc(part, func(m []byte) []byte {
 			return append(append([]byte{'>'}, rewrite(m[1:len(m)-1])...), '<')
 		})
-	}
+	})
+}
+
+// outsideMarkup rewrites the parts of a document outside comments and processing instructions (the
+// XML declaration among them).
+func outsideMarkup(doc []byte, rewrite func(part []byte) []byte) []byte {
+	var out []byte
 	last := 0
 	for _, m := range markup.FindAllIndex(doc, -1) {
-		out = append(out, rewriteRuns(doc[last:m[0]])...)
+		out = append(out, rewrite(doc[last:m[0]])...)
 		out = append(out, doc[m[0]:m[1]]...)
 		last = m[1]
 	}
-	return append(out, rewriteRuns(doc[last:])...)
+	return append(out, rewrite(doc[last:])...)
 }
