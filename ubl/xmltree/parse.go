@@ -226,7 +226,7 @@ func (p *parser) parse(data []byte, lim Limits, keepBlanks bool) (*Tree, error) 
 		t.attrs[i].Name = p.names[t.attrs[i].Name-1].name
 	}
 	t.indexKids()
-	t.Info = Info{Encoding: encodingName(r), BOM: bytes.HasPrefix(data, []byte{0xEF, 0xBB, 0xBF}), Elements: int(r.elements)}
+	t.Info = Info{Encoding: encodingName(r), BOM: hasByteOrderMark(data), Elements: int(r.elements)}
 	t.blanksDropped = r.blanks_dropped > 0
 	return t, nil
 }
@@ -275,6 +275,17 @@ func (p *parser) learn(records []byte) error {
 
 // encodingName is the encoding the document declared ("" for none), the usual "UTF-8" without
 // allocating.
+// hasByteOrderMark reports whether a document starts with the byte-order mark of UTF-8, UTF-16 or
+// UTF-32, in either byte order.
+func hasByteOrderMark(data []byte) bool {
+	for _, mark := range [][]byte{{0xEF, 0xBB, 0xBF}, {0xFE, 0xFF}, {0xFF, 0xFE}, {0x00, 0x00, 0xFE, 0xFF}} {
+		if bytes.HasPrefix(data, mark) {
+			return true
+		}
+	}
+	return false
+}
+
 func encodingName(r *C.einv_result) string {
 	b := unsafe.Slice((*byte)(unsafe.Pointer(&r.encoding[0])), len(r.encoding))
 	if end := bytes.IndexByte(b, 0); end >= 0 {

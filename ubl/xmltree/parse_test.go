@@ -166,6 +166,13 @@ func TestEncodingsReadAlike(t *testing.T) {
 		}
 		return b
 	}
+	utf16be := func(s string) []byte {
+		b := []byte{0xFE, 0xFF}
+		for _, r := range s {
+			b = append(b, byte(r>>8), byte(r))
+		}
+		return b
+	}
 	cases := []struct {
 		name     string
 		doc      []byte
@@ -178,7 +185,10 @@ func TestEncodingsReadAlike(t *testing.T) {
 		{"mark", []byte("\xEF\xBB\xBF<a>ção</a>"), ""},
 		{"latin-1, double quotes", latin1(`<?xml version="1.0" encoding="ISO-8859-1"?><a>ção</a>`), "ISO-8859-1"},
 		{"latin-1, single quotes", latin1(`<?xml version='1.0' encoding='iso-8859-1'?><a>ção</a>`), "iso-8859-1"},
-		{"UTF-16 with a mark", utf16le(`<?xml version="1.0" encoding="UTF-16"?><a>ção</a>`), "UTF-16"},
+		{"UTF-16 with a mark", utf16le(`<?xml version="1.0" encoding="UTF-16"?><a>ção</a>`), "UTF-16LE"},
+		{"UTF-16 with a mark, no declaration", utf16le(`<a>ção</a>`), "UTF-16LE"},
+		{"UTF-16 with a mark, declared UTF-8", utf16le(`<?xml version="1.0" encoding="UTF-8"?><a>ção</a>`), "UTF-16LE"},
+		{"UTF-16 big-endian with a mark", utf16be(`<?xml version="1.0" encoding="UTF-16"?><a>ção</a>`), "UTF-16BE"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -188,6 +198,9 @@ func TestEncodingsReadAlike(t *testing.T) {
 			}
 			if tr.OwnText(tr.Root()) != "ção" || !strings.EqualFold(tr.Info.Encoding, c.encoding) {
 				t.Fatalf("text %q, encoding %q", tr.OwnText(tr.Root()), tr.Info.Encoding)
+			}
+			if mark := c.doc[0] >= 0xEF; tr.Info.BOM != mark {
+				t.Fatalf("byte-order mark %v, want %v", tr.Info.BOM, mark)
 			}
 		})
 	}

@@ -688,8 +688,14 @@ void einv_parse(einv_parser *p, const char *data, int len, long max_text, int ma
 	}
 	xmlParserCtxtPtr c = p->ctxt;
 	r->well_formed = c->wellFormed && c->nsWellFormed;
-	if (c->encoding) strncpy(r->encoding, (const char *)c->encoding, sizeof r->encoding - 1);
-	else if (c->input && c->input->encoding) strncpy(r->encoding, (const char *)c->input->encoding, sizeof r->encoding - 1);
+	// The encoding the document was read in: the converter libxml2 chose (from a byte-order mark, the
+	// first bytes or the declaration, the mark winning over a declaration that disagrees), else the
+	// declared one. UTF-8 needs no converter.
+	const char *encoding = NULL;
+	if (c->input && c->input->buf && c->input->buf->encoder) encoding = c->input->buf->encoder->name;
+	else if (c->encoding) encoding = (const char *)c->encoding;
+	else if (c->input && c->input->encoding) encoding = (const char *)c->input->encoding;
+	if (encoding) strncpy(r->encoding, encoding, sizeof r->encoding - 1);
 	end_document(c);
 
 	r->nodes = p->nodes;

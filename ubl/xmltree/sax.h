@@ -37,7 +37,7 @@ typedef struct {
 	int blanks_dropped; // whitespace runs between elements left out of the tree
 	int first_error_line, first_error_code, first_error_domain;
 	char first_error[256];
-	char encoding[32]; // declared encoding, if any
+	char encoding[32]; // the encoding the document was read in (see einv_parse), if not plain UTF-8
 } einv_result;
 
 typedef struct einv_parser einv_parser;

@@ -85,8 +85,10 @@ type Tree struct {
 
 // Info is what the parse learnt about the document as a whole.
 type Info struct {
-	Encoding string // the encoding the document declares ("" when none)
-	BOM      bool   // the bytes start with a UTF-8 byte-order mark
+	// Encoding is the encoding the document was read in: the one libxml2 converted from (named by a
+	// byte-order mark, the first bytes or the declaration), else the declared one; "" when neither.
+	Encoding string
+	BOM      bool // the bytes start with a byte-order mark (UTF-8, UTF-16 or UTF-32)
 	Elements int
 }
 
