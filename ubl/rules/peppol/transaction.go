@@ -227,7 +227,7 @@ func transactionPattern() *rules.Pattern {
 }
 
 var (
-	pDocumentCurrency  = P("/*/cbc:DocumentCurrencyCode")
+	pDocumentCurrency  = P("/ord:Order/cbc:DocumentCurrencyCode")
 	pCompanyID         = P("cbc:CompanyID")
 	pAmount            = P("cbc:Amount")
 	pPercent           = P("cbc:Percent")
