@@ -79,9 +79,30 @@ func Variants(doc []byte, n int, seed uint64) [][]byte {
 			}
 			v = edit(v, es, rng)
 		}
+		if rng.IntN(20) == 0 {
+			v = nearMissNamespace(v, rng)
+		}
 		out = append(out, v)
 	}
 	return out
+}
+
+var namespaceDeclaration = regexp.MustCompile(`\sxmlns(?::[\w.-]+)?="([^"]*)"`)
+
+// nearMissNamespace changes the namespace one declaration binds to a near miss: another UBL namespace,
+// or the same one with a blank, a version, capitals, a non-ASCII character or a bad escape (a namespace
+// name is any string to the official validator's parser, whether or not it is a URI).
+func nearMissNamespace(doc []byte, rng *rand.Rand) []byte {
+	decls := namespaceDeclaration.FindAllSubmatchIndex(doc, -1)
+	if len(decls) == 0 {
+		return doc
+	}
+	d := decls[rng.IntN(len(decls))]
+	uri := string(doc[d[2]:d[3]])
+	misses := []string{uri + " ", uri + ".1", strings.ToUpper(uri), uri + "ção", "%zz" + uri,
+		strings.NewReplacer("Basic", "Aggregate", "Aggregate", "Basic").Replace(uri),
+		strings.NewReplacer("Invoice-2", "CreditNote-2", "CreditNote-2", "Invoice-2", "Order-2", "OrderResponse-2").Replace(uri)}
+	return splice(doc, d[2], d[3], []byte(misses[rng.IntN(len(misses))]))
 }
 
 // edit makes one edit of doc, on an element other than the document element: it is removed (20 in

@@ -17,7 +17,8 @@ import (
 
 // The namespace processing is ours (libxml2 reads names as written): on documents full of namespace
 // declarations, prefixes and mistakes, a document must be refused exactly when libxml2's own SAX2
-// parser reports an error (xmllint, which uses it, is the reference), and the names of an accepted one
+// parser reports an error (xmllint, which uses it, is the reference) other than a namespace name that is
+// not a URI, which the official validator's parser takes as it is; and the names of an accepted one
 // must resolve as encoding/xml resolves them.
 func TestNamespacesAgreeWithLibxml2SAX2(t *testing.T) {
 	if _, err := exec.LookPath("xmllint"); err != nil {
@@ -37,9 +38,11 @@ func TestNamespacesAgreeWithLibxml2SAX2(t *testing.T) {
 	}
 	out, _ := exec.Command("xmllint", append([]string{"--noout"}, files...)...).CombinedOutput()
 	refused := map[string]bool{}
-	errLine := regexp.MustCompile(`(?m)^(\S+\.xml):\d+: [a-z ]*error : `)
+	errLine := regexp.MustCompile(`(?m)^(\S+\.xml):\d+: [a-z ]*error : (.*)$`)
 	for _, m := range errLine.FindAllStringSubmatch(string(out), -1) {
-		refused[m[1]] = true
+		if !strings.HasSuffix(m[2], "is not a valid URI") {
+			refused[m[1]] = true
+		}
 	}
 	accepted := 0
 	for i, doc := range docs {
