@@ -139,7 +139,7 @@ func validate(data []byte, profile Profile, lang string) (*Result, *xmltree.Tree
 	}
 
 	if profile == Auto {
-		profile = autoProfile(root)
+		profile = autoProfile(t.QName(t.Name(t.Root())).Local)
 		r.Profile = profile
 	}
 	set := ruleSets[profile]
@@ -251,8 +251,11 @@ func rootName(t *xmltree.Tree) string {
 	return "{" + q.Space + "}" + q.Local
 }
 
-func autoProfile(root string) Profile {
-	switch root {
+// autoProfile is the profile for a document element's local name, whatever its namespace: the
+// official validator checks the document it is given, and a document element in a mistaken namespace
+// (a schema error already) still meets the rules, many of whose contexts do not name it.
+func autoProfile(local string) Profile {
+	switch local {
 	case "Invoice", "CreditNote":
 		return CIUSPT
 	case "Order":
