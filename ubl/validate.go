@@ -139,7 +139,7 @@ func validate(data []byte, profile Profile, lang string) (*Result, *xmltree.Tree
 	}
 
 	if profile == Auto {
-		profile = autoProfile(t.QName(t.Name(t.Root())).Local)
+		profile = autoProfile(t)
 		r.Profile = profile
 	}
 	set := ruleSets[profile]
@@ -251,18 +251,35 @@ func rootName(t *xmltree.Tree) string {
 	return "{" + q.Space + "}" + q.Local
 }
 
-// autoProfile is the profile for a document element's local name, whatever its namespace: the
-// official validator checks the document it is given, and a document element in a mistaken namespace
-// (a schema error already) still meets the rules, many of whose contexts do not name it.
-func autoProfile(local string) Profile {
-	switch local {
+// autoProfile picks the rule set for a document by its document element's local name, whatever its
+// namespace: the official validator checks the document it is given, and a document element in a
+// mistaken namespace (a schema error already) still meets the rules, many of whose contexts do not name
+// it. Another document element is checked by the CustomizationID it declares, if that names CIUS-PT or
+// EN16931, or a PEPPOL order transaction.
+func autoProfile(t *xmltree.Tree) Profile {
+	root := t.Root()
+	switch t.QName(t.Name(root)).Local {
 	case "Invoice", "CreditNote":
 		return CIUSPT
 	case "Order":
 		return PeppolOrder
 	}
+	for c := t.FirstChild(root); c != xmltree.None; c = t.NextSibling(c) {
+		if q := t.QName(t.Name(c)); q.Local != "CustomizationID" || q.Space != nsBasicComponents {
+			continue
+		}
+		switch id := t.StringValue(c); {
+		case strings.Contains(id, "urn:fdc:peppol.eu:poacc:trns:order:"):
+			return PeppolOrder
+		case strings.Contains(id, "urn:cen.eu:en16931:") || strings.Contains(id, "CIUS-PT"):
+			return CIUSPT
+		}
+	}
 	return ""
 }
+
+// nsBasicComponents is the namespace of UBL's basic components (cbc).
+const nsBasicComponents = "urn:oasis:names:specification:ubl:schema:xsd:CommonBasicComponents-2"
 
 func itoa(i int) string {
 	if i == 0 {
