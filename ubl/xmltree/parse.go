@@ -226,7 +226,8 @@ func (p *parser) parse(data []byte, lim Limits, keepBlanks bool) (*Tree, error) 
 		t.attrs[i].Name = p.names[t.attrs[i].Name-1].name
 	}
 	t.indexKids()
-	t.Info = Info{Encoding: encodingName(r), BOM: hasByteOrderMark(data), Elements: int(r.elements)}
+	t.Info = Info{Encoding: encodingName(r), BOM: hasByteOrderMark(data), Elements: int(r.elements),
+		NonURINamespaces: int(r.bad_namespace_names), NonURILine: int(r.bad_namespace_line)}
 	t.blanksDropped = r.blanks_dropped > 0
 	return t, nil
 }

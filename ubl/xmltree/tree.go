@@ -89,7 +89,11 @@ type Info struct {
 	// byte-order mark, the first bytes or the declaration), else the declared one; "" when neither.
 	Encoding string
 	BOM      bool // the bytes start with a byte-order mark (UTF-8, UTF-16 or UTF-32)
-	Elements int
+	// NonURINamespaces counts the namespace declarations whose name is not a URI ("urn:a b"), the first
+	// on line NonURILine: libxml2 reports each as an error, so xmllint, whose verdict is the official
+	// schema verdict, fails the document, while the rules' parser takes any string.
+	NonURINamespaces, NonURILine int
+	Elements                     int
 }
 
 // Trees released (see Release) lend their arrays to the next trees parsed: a validation service parses
