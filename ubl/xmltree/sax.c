@@ -367,7 +367,9 @@ static int declare(einv_parser *p, const xmlChar *attname, const xmlChar *value)
 	if (prefix && strcmp((const char *)prefix, "xmlns") == 0) return ns_error(p, "the xmlns prefix cannot be declared", attname), 0;
 	if (uri && strcmp((const char *)uri, xmlns_namespace) == 0) return ns_error(p, "the xmlns namespace cannot be bound", attname), 0;
 	if (prefix && !uri) return ns_error(p, "a prefix cannot be bound to an empty namespace", attname), 0;
-	if (uri && !valid_uri(p, uri) && !p->r->bad_namespace_names++) p->r->bad_namespace_line = c->input ? c->input->line : 0;
+	if (uri && !valid_uri(p, uri)) { // counted, not refused (see above)
+		if (p->r->bad_namespace_names++ == 0) p->r->bad_namespace_line = c->input ? c->input->line : 0;
+	}
 	if (!reserve((void **)&p->ns, &p->ns_cap, (size_t)p->ns_len, 1, sizeof *p->ns)) return stop(p, EINV_STOP_OOM), 0;
 	p->ns[p->ns_len++] = (ns_binding){ prefix, prefix ? (int)strlen((const char *)prefix) : 0, uri };
 	if (!(p->ns_state = next_state(p, p->ns_state, prefix, uri))) return stop(p, EINV_STOP_OOM), 0;
