@@ -90,8 +90,8 @@ func Variants(doc []byte, n int, seed uint64) [][]byte {
 var namespaceDeclaration = regexp.MustCompile(`\sxmlns(?::[\w.-]+)?="([^"]*)"`)
 
 // nearMissNamespace changes the namespace one declaration binds to a near miss: another UBL namespace,
-// or the same one with a blank, a version, capitals, a non-ASCII character or a bad escape (a namespace
-// name is any string to the official validator's parser, whether or not it is a URI).
+// or the same one with a blank, a version, capitals, a non-ASCII character or a bad escape (any string
+// is a namespace name to the official rules' parser; one that is not a URI is an error to xmllint).
 func nearMissNamespace(doc []byte, rng *rand.Rand) []byte {
 	decls := namespaceDeclaration.FindAllSubmatchIndex(doc, -1)
 	if len(decls) == 0 {

@@ -274,8 +274,6 @@ func (p *parser) learn(records []byte) error {
 	return nil
 }
 
-// encodingName is the encoding the document declared ("" for none), the usual "UTF-8" without
-// allocating.
 // hasByteOrderMark reports whether a document starts with the byte-order mark of UTF-8, UTF-16 or
 // UTF-32, in either byte order.
 func hasByteOrderMark(data []byte) bool {
@@ -287,6 +285,8 @@ func hasByteOrderMark(data []byte) bool {
 	return false
 }
 
+// encodingName is the encoding the document was read in ("" for plain UTF-8 with no declaration), the
+// usual "UTF-8" without allocating.
 func encodingName(r *C.einv_result) string {
 	b := unsafe.Slice((*byte)(unsafe.Pointer(&r.encoding[0])), len(r.encoding))
 	if end := bytes.IndexByte(b, 0); end >= 0 {
