@@ -101,3 +101,25 @@ func TestNamespaceNameNotAURI(t *testing.T) {
 		t.Fatal("xmllint's verdicts are not the ones this test is about")
 	}
 }
+
+// A bare document type declaration is read, as xmllint and the official rules' parser read it: the
+// official verdict is given, and the service refuses the document with a finding of its own.
+func TestBareDoctypeIsAServiceFinding(t *testing.T) {
+	plain := string(generatedInvoice(2))
+	want := Validate([]byte(plain), Auto, "en")
+	at := strings.Index(plain, "?>") + 2
+	for _, decl := range []string{"<!DOCTYPE Invoice>", `<!DOCTYPE Invoice [ <!ELEMENT Invoice ANY> ]>`} {
+		r := Validate([]byte(plain[:at]+"\n"+decl+plain[at:]), Auto, "en")
+		if !maps.Equal(r.Service, map[string]int{RuleDoctype: 1}) || !r.Rejected() {
+			t.Errorf("%s: service findings %v", decl, r.Service)
+		}
+		if r.XSDValid != want.XSDValid || !maps.Equal(r.Fatal, want.Fatal) || !maps.Equal(r.Warning, want.Warning) || r.NoVerdict != "" {
+			t.Errorf("%s: official verdict %v %v %v %q, want that of the document without it", decl, r.XSDValid, r.Fatal, r.Warning, r.NoVerdict)
+		}
+	}
+	for _, decl := range []string{`<!DOCTYPE Invoice SYSTEM "x.dtd">`, `<!DOCTYPE Invoice [<!ENTITY e "EUR">]>`} {
+		if r := Validate([]byte(plain[:at]+"\n"+decl+plain[at:]), Auto, "en"); r.NoVerdict == "" || r.Service != nil {
+			t.Errorf("%s: read (%+v)", decl, r.Service)
+		}
+	}
+}

@@ -82,6 +82,7 @@ const (
 	RuleBOM      = "EINV-ENC-01" // a byte-order mark before the XML declaration
 	RuleEncoding = "EINV-ENC-02" // an encoding other than UTF-8
 	RuleParse    = "EINV-XML-01" // not well-formed, or refused by the parser's limits
+	RuleDoctype  = "EINV-XML-02" // a document type declaration (a bare one: the official verdict is given)
 	RuleSchema   = "EINV-XSD-01" // not valid against the UBL 2.1 schema
 	RuleRules    = "EINV-RUL-01" // the rules could not give a verdict
 )
@@ -220,7 +221,8 @@ func inLang(lang, pt, en string) string {
 	return pt
 }
 
-// service records the service's own requirements: UTF-8 without a byte-order mark.
+// service records the service's own requirements: UTF-8 without a byte-order mark, and no document type
+// declaration (one that names an external DTD or declares entities is not even read: RuleParse).
 func (r *Result) service(t *xmltree.Tree, lang string) {
 	add := func(id, pt, en string) {
 		if r.Service == nil {
@@ -236,6 +238,10 @@ func (r *Result) service(t *xmltree.Tree, lang string) {
 	if enc := t.Info.Encoding; enc != "" && !strings.EqualFold(enc, "UTF-8") {
 		add(RuleEncoding, "O documento está codificado em "+enc+"; só é aceite UTF-8.",
 			"The document is encoded in "+enc+"; only UTF-8 is accepted.")
+	}
+	if t.Info.Doctype {
+		add(RuleDoctype, "O documento tem uma declaração DOCTYPE; envie-o sem ela.",
+			"The document has a DOCTYPE declaration; send it without one.")
 	}
 }
 

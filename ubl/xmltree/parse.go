@@ -71,8 +71,10 @@ func (e *Error) Error() string {
 	return e.Message
 }
 
-// Parse reads a document. A document that is not well-formed (including namespace errors), declares a
-// DOCTYPE, or passes a limit is an *Error; a well-formed one is a *Tree. Whitespace between elements
+// Parse reads a document. A document that is not well-formed (including namespace errors), has a
+// DOCTYPE that names an external DTD or declares entities or attribute defaults, or passes a limit is an
+// *Error; a well-formed one is a *Tree (a bare DOCTYPE, read as the official tools read it, is noted in
+// Info.Doctype). Whitespace between elements
 // is left out of the tree (Tree.Exact tells where that matters).
 func Parse(data []byte, lim Limits) (*Tree, error) { return parse(data, lim, false) }
 
@@ -186,7 +188,7 @@ func (p *parser) parse(data []byte, lim Limits, keepBlanks bool) (*Tree, error) 
 	case r.stopped == C.EINV_STOP_OOM:
 		return nil, errOutOfMemory
 	case r.stopped == C.EINV_STOP_DOCTYPE:
-		return nil, &Error{Kind: DoctypeFound, Message: "a DOCTYPE is not allowed in an e-invoice document"}
+		return nil, &Error{Kind: DoctypeFound, Message: "a DOCTYPE naming an external DTD or declaring entities or attribute defaults is not allowed in an e-invoice document"}
 	case r.stopped == C.EINV_STOP_TEXT:
 		return nil, &Error{Kind: TextTooLong, Message: fmt.Sprintf("a text node is longer than %d bytes", lim.MaxText)}
 	case r.stopped == C.EINV_STOP_DEEP:
@@ -227,7 +229,7 @@ func (p *parser) parse(data []byte, lim Limits, keepBlanks bool) (*Tree, error) 
 	}
 	t.indexKids()
 	t.Info = Info{Encoding: encodingName(r), BOM: hasByteOrderMark(data), Elements: int(r.elements),
-		NonURINamespaces: int(r.bad_namespace_names), NonURILine: int(r.bad_namespace_line)}
+		NonURINamespaces: int(r.bad_namespace_names), NonURILine: int(r.bad_namespace_line), Doctype: r.doctype != 0}
 	t.blanksDropped = r.blanks_dropped > 0
 	return t, nil
 }

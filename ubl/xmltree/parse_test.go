@@ -90,6 +90,24 @@ func TestNameIndexAndSubtrees(t *testing.T) {
 	}
 }
 
+// A bare document type declaration (no external DTD, no entity, no attribute default) is read, as the
+// official tools read it, and noted.
+func TestBareDoctype(t *testing.T) {
+	for _, doc := range []string{`<!DOCTYPE r><r>x</r>`, `<?xml version="1.0"?>
+<!DOCTYPE r [ <!ELEMENT r ANY> <!-- c --> <?pi x?> ]><r>x</r>`} {
+		tr, err := Parse([]byte(doc), DefaultLimits)
+		if err != nil {
+			t.Fatalf("%s: %v", doc, err)
+		}
+		if !tr.Info.Doctype || tr.OwnText(tr.Root()) != "x" {
+			t.Fatalf("%s: info %+v, text %q", doc, tr.Info, tr.OwnText(tr.Root()))
+		}
+	}
+	if tr, err := Parse([]byte(`<r>x</r>`), DefaultLimits); err != nil || tr.Info.Doctype {
+		t.Fatalf("no DOCTYPE: %v %+v", err, tr.Info)
+	}
+}
+
 func TestHostileInputs(t *testing.T) {
 	billionLaughs := `<?xml version="1.0"?><!DOCTYPE lolz [<!ENTITY lol "lol"><!ENTITY lol2 "&lol;&lol;&lol;&lol;&lol;&lol;&lol;&lol;&lol;&lol;">
 <!ENTITY lol3 "&lol2;&lol2;&lol2;&lol2;&lol2;&lol2;&lol2;&lol2;&lol2;&lol2;"><!ENTITY lol4 "&lol3;&lol3;&lol3;&lol3;&lol3;&lol3;&lol3;&lol3;&lol3;&lol3;">
@@ -107,6 +125,10 @@ func TestHostileInputs(t *testing.T) {
 		{"billion laughs", billionLaughs, DefaultLimits, DoctypeFound},
 		{"external entity", xxe, DefaultLimits, DoctypeFound},
 		{"external DTD", xxeNet, DefaultLimits, DoctypeFound},
+		{"external DTD, public", `<!DOCTYPE r PUBLIC "-//x//y" "x.dtd"><r/>`, DefaultLimits, DoctypeFound},
+		{"parameter entity", `<!DOCTYPE r [<!ENTITY % p "<!ELEMENT r ANY>"> %p;]><r/>`, DefaultLimits, DoctypeFound},
+		{"attribute default", `<!DOCTYPE r [<!ATTLIST r a CDATA "x">]><r/>`, DefaultLimits, DoctypeFound},
+		{"unparsed entity", `<!DOCTYPE r [<!NOTATION n SYSTEM "n"><!ENTITY u SYSTEM "u" NDATA n>]><r/>`, DefaultLimits, DoctypeFound},
 		{"10,000 deep", deep, DefaultLimits, TooDeep},
 		{"50 MB text node", hugeText, DefaultLimits, TextTooLong},
 		{"50 MB document over the size limit", hugeText, Limits{MaxBytes: 1 << 20, MaxDepth: 64, MaxText: 1 << 20}, TooLarge},
@@ -244,6 +266,7 @@ func TestLargeDocumentParserNotKept(t *testing.T) {
 func FuzzParse(f *testing.F) {
 	f.Add([]byte(`<a xmlns="urn:x"><b c="d">e</b></a>`))
 	f.Add([]byte(`<?xml version="1.0"?><!DOCTYPE a [<!ENTITY e "x">]><a>&e;</a>`))
+	f.Add([]byte(`<!DOCTYPE a [<!ELEMENT a ANY><!ATTLIST a b (x|y) "x"><!NOTATION n SYSTEM "n">]><a b="y"/>`))
 	f.Add([]byte(`<?xml version="1.0" encoding="UTF-8"?><a>x</a>`))
 	f.Add([]byte("<?xml version='1.0' encoding='latin1'?><a>\xe7</a>"))
 	f.Fuzz(func(t *testing.T, data []byte) {

@@ -502,7 +502,25 @@ static void on_text(void *ctx, const xmlChar *ch, int len) {
 	if (p->run >= 0) p->nodes[p->run].end = (int)r->data_len;
 }
 
+// A document type declaration is read (the official tools read it) when it names no external DTD and
+// declares no entity and no attribute defaults: nothing is loaded, expanded or added. Anything more
+// stops the parser; no DTD is ever loaded (see no_loader).
 static void on_doctype(void *ctx, const xmlChar *name, const xmlChar *ext, const xmlChar *sys) {
+	einv_parser *p = ((xmlParserCtxtPtr)ctx)->_private;
+	if (ext || sys) return stop(p, EINV_STOP_DOCTYPE);
+	p->r->doctype = 1;
+}
+
+static void on_entity_decl(void *ctx, const xmlChar *name, int type, const xmlChar *public_id, const xmlChar *system_id, xmlChar *content) {
+	stop(((xmlParserCtxtPtr)ctx)->_private, EINV_STOP_DOCTYPE);
+}
+
+static void on_unparsed_entity_decl(void *ctx, const xmlChar *name, const xmlChar *public_id, const xmlChar *system_id, const xmlChar *notation) {
+	stop(((xmlParserCtxtPtr)ctx)->_private, EINV_STOP_DOCTYPE);
+}
+
+static void on_attribute_decl(void *ctx, const xmlChar *elem, const xmlChar *name, int type, int def, const xmlChar *default_value, xmlEnumerationPtr values) {
+	xmlFreeEnumeration(values); // the handler owns it
 	stop(((xmlParserCtxtPtr)ctx)->_private, EINV_STOP_DOCTYPE);
 }
 
@@ -555,6 +573,9 @@ einv_parser *einv_parser_new(void) {
 	h->comment = on_comment;
 	h->processingInstruction = on_pi;
 	h->internalSubset = on_doctype;
+	h->entityDecl = on_entity_decl;
+	h->unparsedEntityDecl = on_unparsed_entity_decl;
+	h->attributeDecl = on_attribute_decl;
 	h->getEntity = on_entity;
 	h->serror = on_error;
 	return p;
@@ -644,10 +665,15 @@ static int read_document(einv_parser *p, const xmlSAXHandler *handler, const cha
 	return 1;
 }
 
-// end_document lets the input go: it refers to the caller's memory.
+// end_document lets the input go (it refers to the caller's memory), and the document libxml2 makes of
+// its own when an entity is declared ("expat compatibility", even after the declaration stopped it).
 static void end_document(xmlParserCtxtPtr c) {
 	xmlParserInputPtr in;
 	while ((in = inputPop(c)) != NULL) xmlFreeInputStream(in);
+	if (c->myDoc) {
+		xmlFreeDoc(c->myDoc);
+		c->myDoc = NULL;
+	}
 	c->_private = NULL;
 }
 

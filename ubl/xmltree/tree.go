@@ -93,6 +93,7 @@ type Info struct {
 	// on line NonURILine: libxml2 reports each as an error, so xmllint, whose verdict is the official
 	// schema verdict, fails the document, while the rules' parser takes any string.
 	NonURINamespaces, NonURILine int
+	Doctype                      bool // a document type declaration (a bare one: see Parse)
 	Elements                     int
 }
 
