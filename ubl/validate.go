@@ -143,6 +143,10 @@ func validate(data []byte, profile Profile, lang string) (*Result, *xmltree.Tree
 		profile = autoProfile(t)
 		r.Profile = profile
 	}
+	if !officialParserReads(t.Info.DeclaredEncoding, t.Info.Encoding) {
+		r.noVerdict(lang, "the official rules' parser does not read a document declared as "+t.Info.DeclaredEncoding)
+		return r, t
+	}
 	set := ruleSets[profile]
 	if set == nil {
 		return r, t
@@ -157,9 +161,7 @@ func validate(data []byte, profile Profile, lang string) (*Result, *xmltree.Tree
 		}
 	}
 	if err != nil {
-		r.NoVerdict = err.Error()
-		r.Findings = append(r.Findings, Finding{Rule: RuleRules, Flag: "fatal", Message: "[" + RuleRules + "]-" +
-			inLang(lang, "As regras não podem ser avaliadas, como no validador oficial: ", "The rules cannot be evaluated, as in the official validator: ") + err.Error()})
+		r.noVerdict(lang, err.Error())
 		return r, t
 	}
 	r.Fatal, r.Warning = countByID(findings)
@@ -172,6 +174,13 @@ func validate(data []byte, profile Profile, lang string) (*Result, *xmltree.Tree
 		r.Findings = append(r.Findings, Finding{Rule: f.Assert.ID, Flag: f.Assert.Flag.String(), Location: lastPath, Message: f.Assert.Message(lang)})
 	}
 	return r, t
+}
+
+// noVerdict records why the rules give no verdict, as the official validator gives none.
+func (r *Result) noVerdict(lang, why string) {
+	r.NoVerdict = why
+	r.Findings = append(r.Findings, Finding{Rule: RuleRules, Flag: "fatal", Message: "[" + RuleRules + "]-" +
+		inLang(lang, "As regras não podem ser avaliadas, como no validador oficial: ", "The rules cannot be evaluated, as in the official validator: ") + why})
 }
 
 // countByID counts the findings of each rule id, fatal and warning apart. An assert often fires many
@@ -235,7 +244,7 @@ func (r *Result) service(t *xmltree.Tree, lang string) {
 		add(RuleBOM, "O documento começa com uma marca de ordem de bytes (BOM); envie UTF-8 sem BOM.",
 			"The document starts with a byte-order mark (BOM); send UTF-8 without a BOM.")
 	}
-	if enc := t.Info.Encoding; enc != "" && !strings.EqualFold(enc, "UTF-8") {
+	if enc := t.Info.Encoding; enc != "" && !strings.EqualFold(enc, "UTF-8") && !strings.EqualFold(enc, "UTF8") { // libxml2 reads "UTF8" as UTF-8
 		add(RuleEncoding, "O documento está codificado em "+enc+"; só é aceite UTF-8.",
 			"The document is encoded in "+enc+"; only UTF-8 is accepted.")
 	}

@@ -228,7 +228,7 @@ func (p *parser) parse(data []byte, lim Limits, keepBlanks bool) (*Tree, error) 
 		t.attrs[i].Name = p.names[t.attrs[i].Name-1].name
 	}
 	t.indexKids()
-	t.Info = Info{Encoding: encodingName(r), BOM: hasByteOrderMark(data), Elements: int(r.elements),
+	t.Info = Info{Encoding: encodingName(&r.encoding), DeclaredEncoding: encodingName(&r.declared_encoding), BOM: hasByteOrderMark(data), Elements: int(r.elements),
 		NonURINamespaces: int(r.bad_namespace_names), NonURILine: int(r.bad_namespace_line), Doctype: r.doctype != 0}
 	t.blanksDropped = r.blanks_dropped > 0
 	return t, nil
@@ -287,10 +287,10 @@ func hasByteOrderMark(data []byte) bool {
 	return false
 }
 
-// encodingName is the encoding the document was read in ("" for plain UTF-8 with no declaration), the
-// usual "UTF-8" without allocating.
-func encodingName(r *C.einv_result) string {
-	b := unsafe.Slice((*byte)(unsafe.Pointer(&r.encoding[0])), len(r.encoding))
+// encodingName reads an encoding name the front end wrote ("" for none), the usual "UTF-8" without
+// allocating.
+func encodingName(name *[32]C.char) string {
+	b := unsafe.Slice((*byte)(unsafe.Pointer(&name[0])), len(name))
 	if end := bytes.IndexByte(b, 0); end >= 0 {
 		b = b[:end]
 	}

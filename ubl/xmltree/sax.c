@@ -721,10 +721,11 @@ void einv_parse(einv_parser *p, const char *data, int len, long max_text, int ma
 	// The encoding the document was read in: the converter libxml2 chose (from a byte-order mark, the
 	// first bytes or the declaration, the mark winning over a declaration that disagrees), else the
 	// declared one. UTF-8 needs no converter.
-	const char *encoding = NULL;
-	if (c->input && c->input->buf && c->input->buf->encoder) encoding = c->input->buf->encoder->name;
-	else if (c->encoding) encoding = (const char *)c->encoding;
-	else if (c->input && c->input->encoding) encoding = (const char *)c->input->encoding;
+	const char *declared = NULL, *encoding = NULL;
+	if (c->encoding) declared = (const char *)c->encoding;
+	else if (c->input && c->input->encoding) declared = (const char *)c->input->encoding;
+	if (declared) strncpy(r->declared_encoding, declared, sizeof r->declared_encoding - 1);
+	encoding = c->input && c->input->buf && c->input->buf->encoder ? c->input->buf->encoder->name : declared;
 	if (encoding) strncpy(r->encoding, encoding, sizeof r->encoding - 1);
 	end_document(c);
 

@@ -40,6 +40,7 @@ typedef struct {
 	int first_error_line, first_error_code, first_error_domain;
 	char first_error[256];
 	char encoding[32]; // the encoding the document was read in (see einv_parse), if not plain UTF-8
+	char declared_encoding[32]; // the encoding its XML declaration names, if any
 } einv_result;
 
 typedef struct einv_parser einv_parser;

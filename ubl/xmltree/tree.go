@@ -87,8 +87,9 @@ type Tree struct {
 type Info struct {
 	// Encoding is the encoding the document was read in: the one libxml2 converted from (named by a
 	// byte-order mark, the first bytes or the declaration), else the declared one; "" when neither.
-	Encoding string
-	BOM      bool // the bytes start with a byte-order mark (UTF-8, UTF-16 or UTF-32)
+	Encoding         string
+	DeclaredEncoding string // the encoding the XML declaration names ("" when none)
+	BOM              bool   // the bytes start with a byte-order mark (UTF-8, UTF-16 or UTF-32)
 	// NonURINamespaces counts the namespace declarations whose name is not a URI ("urn:a b"), the first
 	// on line NonURILine: libxml2 reports each as an error, so xmllint, whose verdict is the official
 	// schema verdict, fails the document, while the rules' parser takes any string.
