@@ -229,7 +229,8 @@ func (p *parser) parse(data []byte, lim Limits, keepBlanks bool) (*Tree, error) 
 	}
 	t.indexKids()
 	t.Info = Info{Encoding: encodingName(&r.encoding), DeclaredEncoding: encodingName(&r.declared_encoding), BOM: hasByteOrderMark(data), Elements: int(r.elements),
-		NonURINamespaces: int(r.bad_namespace_names), NonURILine: int(r.bad_namespace_line), Doctype: r.doctype != 0}
+		NonURINamespaces: int(r.bad_namespace_names), NonURILine: int(r.bad_namespace_line), Doctype: r.doctype != 0,
+		HugeTextLine: int(r.huge_text_line)}
 	t.blanksDropped = r.blanks_dropped > 0
 	return t, nil
 }

@@ -95,7 +95,11 @@ type Info struct {
 	// schema verdict, fails the document, while the rules' parser takes any string.
 	NonURINamespaces, NonURILine int
 	Doctype                      bool // a document type declaration (a bare one: see Parse)
-	Elements                     int
+	// HugeTextLine is where a text node first grew past 10,000,000 bytes (0: none), the most libxml2's
+	// tree builder takes: xmllint, whose verdict is the official schema verdict, refuses the document,
+	// while the rules' parser reads it (this parse's own limit is Limits.MaxText).
+	HugeTextLine int
+	Elements     int
 }
 
 // Trees released (see Release) lend their arrays to the next trees parsed: a validation service parses

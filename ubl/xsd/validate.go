@@ -54,13 +54,17 @@ func verdictKey(typ int, names []xmltree.Name) uint64 {
 
 // Validate checks a tree against the schema of its document element and returns the errors (none when
 // the document is valid). A document element that is not Invoice, CreditNote or Order in its UBL 2.1
-// namespace is itself an error: there is no schema for it. So is a namespace name that is not a URI:
-// xmllint, whose verdict is the official one, reports it as an error of libxml2's parser.
+// namespace is itself an error: there is no schema for it. So are a namespace name that is not a URI and
+// a text node past 10,000,000 bytes: xmllint, whose verdict is the official one, reports them as errors
+// of libxml2's parser.
 func Validate(t *xmltree.Tree) []Error {
 	v := &validator{t: t}
 	root := t.Root()
 	if t.Info.NonURINamespaces > 0 {
 		v.errs = append(v.errs, Error{Node: root, Line: t.Info.NonURILine, Message: "a namespace name is not a URI"})
+	}
+	if t.Info.HugeTextLine > 0 {
+		v.errs = append(v.errs, Error{Node: root, Line: t.Info.HugeTextLine, Message: "a text node is longer than 10,000,000 bytes, libxml2's limit"})
 	}
 	known := false
 	for _, n := range set.elements {
