@@ -2,14 +2,12 @@ package ubl
 
 import (
 	"maps"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"unicode/utf16"
 
 	"einvoice/internal/corpus"
-	"einvoice/internal/testtool"
 )
 
 // The service accepts UTF-8 without a byte-order mark only: a mark or another encoding is a finding of
@@ -73,41 +71,40 @@ func TestEncodingFindings(t *testing.T) {
 // A namespace name that is not a URI is an error to libxml2, so xmllint (the official schema verdict)
 // fails the document, but the rules' parser takes any string: the rules give their usual answer.
 func TestNamespaceNameNotAURI(t *testing.T) {
+	plain := string(generatedInvoice(2))
+	docs := map[string][]byte{
+		"unused.xml":   []byte(strings.Replace(plain, "<Invoice ", `<Invoice xmlns:x="urn:a b" `, 1)),
+		"escape.xml":   []byte(strings.Replace(plain, "<Invoice ", `<Invoice xmlns:x="%zz" `, 1)),
+		"plain.xml":    []byte(plain),
+		"twice.xml":    []byte(strings.Replace(strings.Replace(plain, "<Invoice ", `<Invoice xmlns:x="a b" `, 1), "<cbc:ID>", `<cbc:ID xmlns:y="c d">`, 1)),
+		"relative.xml": []byte(strings.Replace(plain, "<Invoice ", `<Invoice xmlns:x="relative/name" `, 1)),
+	}
+	valid := checkSchemaAsXmllint(t, docs, Validate([]byte(plain), Auto, "en"))
+	if !valid["plain.xml"] || valid["unused.xml"] {
+		t.Fatal("xmllint's verdicts are not the ones this test is about")
+	}
+}
+
+// checkSchemaAsXmllint checks that each invoice gets xmllint's verdict with the Invoice schema (the
+// official schema verdict) and, from the rules, the answer they give want's document; it returns
+// xmllint's verdicts by name.
+func checkSchemaAsXmllint(t *testing.T, docs map[string][]byte, want *Result) map[string]bool {
+	t.Helper()
 	schemas, err := corpus.SchemaDir()
 	if err != nil {
 		t.Skip(err)
 	}
-	plain := string(generatedInvoice(2))
-	want := Validate([]byte(plain), Auto, "en")
-	dir := t.TempDir()
-	docs := map[string]string{
-		"unused.xml":   strings.Replace(plain, "<Invoice ", `<Invoice xmlns:x="urn:a b" `, 1),
-		"escape.xml":   strings.Replace(plain, "<Invoice ", `<Invoice xmlns:x="%zz" `, 1),
-		"plain.xml":    plain,
-		"twice.xml":    strings.Replace(strings.Replace(plain, "<Invoice ", `<Invoice xmlns:x="a b" `, 1), "<cbc:ID>", `<cbc:ID xmlns:y="c d">`, 1),
-		"relative.xml": strings.Replace(plain, "<Invoice ", `<Invoice xmlns:x="relative/name" `, 1),
-	}
-	var files []string
+	valid := schemaVerdicts(t, filepath.Join(schemas, "maindoc", "UBL-Invoice-2.1.xsd"), docs)
 	for name, doc := range docs {
-		f := filepath.Join(dir, name)
-		if err := os.WriteFile(f, []byte(doc), 0o600); err != nil {
-			t.Fatal(err)
-		}
-		files = append(files, f)
-	}
-	valid := testtool.SchemaValid(t, filepath.Join(schemas, "maindoc", "UBL-Invoice-2.1.xsd"), files)
-	for name, doc := range docs {
-		r := Validate([]byte(doc), Auto, "en")
-		if r.XSDValid != valid[filepath.Join(dir, name)] {
-			t.Errorf("%s: schema-valid %v, by xmllint %v", name, r.XSDValid, valid[filepath.Join(dir, name)])
+		r := Validate(doc, Auto, "en")
+		if r.XSDValid != valid[name] {
+			t.Errorf("%s: schema-valid %v, by xmllint %v", name, r.XSDValid, valid[name])
 		}
 		if r.NoVerdict != "" || !maps.Equal(r.Fatal, want.Fatal) || !maps.Equal(r.Warning, want.Warning) {
-			t.Errorf("%s: rules %v %v %q, want those of the plain document", name, r.Fatal, r.Warning, r.NoVerdict)
+			t.Errorf("%s: rules %v %v %q, want %v %v", name, r.Fatal, r.Warning, r.NoVerdict, want.Fatal, want.Warning)
 		}
 	}
-	if !valid[filepath.Join(dir, "plain.xml")] || valid[filepath.Join(dir, "unused.xml")] {
-		t.Fatal("xmllint's verdicts are not the ones this test is about")
-	}
+	return valid
 }
 
 // A bare document type declaration is read, as xmllint and the official rules' parser read it: the

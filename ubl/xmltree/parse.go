@@ -74,8 +74,8 @@ func (e *Error) Error() string {
 // Parse reads a document. A document that is not well-formed (including namespace errors), has a
 // DOCTYPE that names an external DTD or declares entities or attribute defaults, or passes a limit is an
 // *Error; a well-formed one is a *Tree (a bare DOCTYPE, read as the official tools read it, is noted in
-// Info.Doctype). Whitespace between elements
-// is left out of the tree (Tree.Exact tells where that matters).
+// Info.Doctype). Whitespace between elements is left out of the tree (Tree.Exact tells where that
+// matters).
 func Parse(data []byte, lim Limits) (*Tree, error) { return parse(data, lim, false) }
 
 // ParseKeepingBlanks is Parse with every whitespace run between elements kept as a text node: the
@@ -229,8 +229,7 @@ func (p *parser) parse(data []byte, lim Limits, keepBlanks bool) (*Tree, error) 
 	}
 	t.indexKids()
 	t.Info = Info{Encoding: encodingName(&r.encoding), DeclaredEncoding: encodingName(&r.declared_encoding), BOM: hasByteOrderMark(data), Elements: int(r.elements),
-		NonURINamespaces: int(r.bad_namespace_names), NonURILine: int(r.bad_namespace_line), Doctype: r.doctype != 0,
-		HugeTextLine: int(r.huge_text_line)}
+		NonURILine: int(r.non_uri_line), Doctype: r.doctype != 0, HugeTextLine: int(r.huge_text_line)}
 	t.blanksDropped = r.blanks_dropped > 0
 	return t, nil
 }

@@ -353,7 +353,7 @@ static const char xmlns_namespace[] = "http://www.w3.org/2000/xmlns/";
 
 // declare binds the namespace an xmlns or xmlns:prefix attribute declares, with the checks libxml2's
 // SAX2 parser makes; 0 after a namespace error. A namespace name that is not a URI ("urn:a b") is an
-// error to libxml2 but any string to the official rules' parser: it is counted (the official schema
+// error to libxml2 but any string to the official rules' parser: it is noted (the official schema
 // verdict, xmllint's, then fails) and the document is read on.
 static int declare(einv_parser *p, const xmlChar *attname, const xmlChar *value) {
 	xmlParserCtxtPtr c = p->ctxt;
@@ -367,9 +367,7 @@ static int declare(einv_parser *p, const xmlChar *attname, const xmlChar *value)
 	if (prefix && strcmp((const char *)prefix, "xmlns") == 0) return ns_error(p, "the xmlns prefix cannot be declared", attname), 0;
 	if (uri && strcmp((const char *)uri, xmlns_namespace) == 0) return ns_error(p, "the xmlns namespace cannot be bound", attname), 0;
 	if (prefix && !uri) return ns_error(p, "a prefix cannot be bound to an empty namespace", attname), 0;
-	if (uri && !valid_uri(p, uri)) { // counted, not refused (see above)
-		if (p->r->bad_namespace_names++ == 0) p->r->bad_namespace_line = c->input ? c->input->line : 0;
-	}
+	if (uri && !valid_uri(p, uri) && !p->r->non_uri_line) p->r->non_uri_line = c->input ? c->input->line : 1; // noted, not refused
 	if (!reserve((void **)&p->ns, &p->ns_cap, (size_t)p->ns_len, 1, sizeof *p->ns)) return stop(p, EINV_STOP_OOM), 0;
 	p->ns[p->ns_len++] = (ns_binding){ prefix, prefix ? (int)strlen((const char *)prefix) : 0, uri };
 	if (!(p->ns_state = next_state(p, p->ns_state, prefix, uri))) return stop(p, EINV_STOP_OOM), 0;

@@ -35,7 +35,7 @@ typedef struct {
 	int well_formed;
 	int errors;   // parser errors reported
 	int blanks_dropped; // whitespace runs between elements left out of the tree
-	int bad_namespace_names, bad_namespace_line; // declared namespace names that are not URIs, and the first one's line
+	int non_uri_line;   // where a namespace name that is not a URI is first declared (see declare), or 0
 	int doctype; // the document has a document type declaration (one the parser reads: see on_doctype)
 	int huge_text_line; // where a text node first grew past libxml2's tree limit (see on_text), or 0
 	int first_error_line, first_error_code, first_error_domain;

@@ -90,11 +90,11 @@ type Info struct {
 	Encoding         string
 	DeclaredEncoding string // the encoding the XML declaration names ("" when none)
 	BOM              bool   // the bytes start with a byte-order mark (UTF-8, UTF-16 or UTF-32)
-	// NonURINamespaces counts the namespace declarations whose name is not a URI ("urn:a b"), the first
-	// on line NonURILine: libxml2 reports each as an error, so xmllint, whose verdict is the official
-	// schema verdict, fails the document, while the rules' parser takes any string.
-	NonURINamespaces, NonURILine int
-	Doctype                      bool // a document type declaration (a bare one: see Parse)
+	// NonURILine is where a namespace name that is not a URI ("urn:a b") is first declared (0: none):
+	// libxml2 reports such a name as an error, so xmllint, whose verdict is the official schema
+	// verdict, fails the document, while the rules' parser takes any string.
+	NonURILine int
+	Doctype    bool // a document type declaration (a bare one: see Parse)
 	// HugeTextLine is where a text node first grew past 10,000,000 bytes (0: none), the most libxml2's
 	// tree builder takes: xmllint, whose verdict is the official schema verdict, refuses the document,
 	// while the rules' parser reads it (this parse's own limit is Limits.MaxText).

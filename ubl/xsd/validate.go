@@ -60,7 +60,7 @@ func verdictKey(typ int, names []xmltree.Name) uint64 {
 func Validate(t *xmltree.Tree) []Error {
 	v := &validator{t: t}
 	root := t.Root()
-	if t.Info.NonURINamespaces > 0 {
+	if t.Info.NonURILine > 0 {
 		v.errs = append(v.errs, Error{Node: root, Line: t.Info.NonURILine, Message: "a namespace name is not a URI"})
 	}
 	if t.Info.HugeTextLine > 0 {
