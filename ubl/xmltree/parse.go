@@ -12,6 +12,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"slices"
 	"unsafe"
 )
 
@@ -230,6 +231,9 @@ func (p *parser) parse(data []byte, lim Limits, keepBlanks bool) (*Tree, error) 
 	t.indexKids()
 	t.Info = Info{Encoding: encodingName(&r.encoding), DeclaredEncoding: encodingName(&r.declared_encoding), BOM: hasByteOrderMark(data), Elements: int(r.elements),
 		NonURILine: int(r.non_uri_line), Doctype: r.doctype != 0, HugeTextLine: int(r.huge_text_line)}
+	if r.cdata_in_len > 0 {
+		t.Info.CDATAIn = slices.Clone(unsafe.Slice((*NodeID)(unsafe.Pointer(r.cdata_in)), r.cdata_in_len))
+	}
 	t.blanksDropped = r.blanks_dropped > 0
 	return t, nil
 }

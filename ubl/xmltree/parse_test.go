@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/xml"
 	"errors"
+	"fmt"
 	"io"
 	"math/rand/v2"
 	"slices"
@@ -105,6 +106,24 @@ func TestBareDoctype(t *testing.T) {
 	}
 	if tr, err := Parse([]byte(`<r>x</r>`), DefaultLimits); err != nil || tr.Info.Doctype {
 		t.Fatalf("no DOCTYPE: %v %+v", err, tr.Info)
+	}
+}
+
+// A CDATA section is text like any other, and the elements it is written in are noted, each once.
+func TestCDATASections(t *testing.T) {
+	tr, err := Parse([]byte(`<r><![CDATA[]]><a>x<![CDATA[<y>]]>z<![CDATA[ ]]></a><b/><![CDATA[ ]]></r>`), DefaultLimits)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := tr.FirstChild(tr.Root())
+	if text := tr.OwnText(a); text != "x<y>z " {
+		t.Fatalf("text %q", text)
+	}
+	if got := fmt.Sprint(tr.Info.CDATAIn); got != fmt.Sprint([]NodeID{tr.Root(), a, tr.Root()}) {
+		t.Fatalf("CDATA sections noted in %v", got)
+	}
+	if tr, _ := Parse([]byte(`<r>x</r>`), DefaultLimits); tr.Info.CDATAIn != nil {
+		t.Fatalf("no CDATA section: %v", tr.Info.CDATAIn)
 	}
 }
 

@@ -80,7 +80,8 @@ struct einv_parser {
 	name_slot *names; // open addressing, power-of-two size, empty slots have qname == NULL
 	unsigned int names_cap, names_len;
 
-	size_t nodes_cap, attrs_cap, data_cap, new_names_cap;
+	size_t nodes_cap, attrs_cap, data_cap, new_names_cap, cdata_in_cap;
+	int *cdata_in;
 	einv_node *nodes;
 	einv_attr *attrs;
 	unsigned char *data, *new_names;
@@ -503,6 +504,23 @@ static void on_text(void *ctx, const xmlChar *ch, int len) {
 	if (p->run >= 0) p->nodes[p->run].end = (int)r->data_len;
 }
 
+// A CDATA section is text to the rules' parser, but libxml2's schema check, whose verdict is the official
+// one, refuses any CDATA section, even an empty or blank one, in an element whose content is elements
+// only: the element it is written in is noted for that check (xsd.Validate).
+static void on_cdata(void *ctx, const xmlChar *ch, int len) {
+	xmlParserCtxtPtr c = ctx;
+	einv_parser *p = c->_private;
+	einv_result *r = p->r;
+	if (p->depth == 0) return;
+	int id = p->open[p->depth - 1].id;
+	if (r->cdata_in_len == 0 || p->cdata_in[r->cdata_in_len - 1] != id) {
+		if (!reserve((void **)&p->cdata_in, &p->cdata_in_cap, r->cdata_in_len, 1, sizeof *p->cdata_in)) return stop(p, EINV_STOP_OOM);
+		p->cdata_in[r->cdata_in_len++] = id;
+		r->cdata_in = p->cdata_in;
+	}
+	on_text(ctx, ch, len);
+}
+
 // A document type declaration is read (the official tools read it) when it names no external DTD and
 // declares no entity and no attribute defaults: nothing is loaded, expanded or added. Anything more
 // stops the parser; no DTD is ever loaded (see no_loader).
@@ -569,7 +587,7 @@ einv_parser *einv_parser_new(void) {
 	h->startElement = on_start;
 	h->endElement = on_end;
 	h->characters = on_text;
-	h->cdataBlock = on_text;
+	h->cdataBlock = on_cdata;
 	h->ignorableWhitespace = on_text;
 	h->comment = on_comment;
 	h->processingInstruction = on_pi;
@@ -590,6 +608,7 @@ void einv_parser_free(einv_parser *p) {
 	free(p->attrs);
 	free(p->data);
 	free(p->new_names);
+	free(p->cdata_in);
 	free(p->text);
 	free(p->open);
 	free(p->ns);
@@ -735,7 +754,7 @@ void einv_parse(einv_parser *p, const char *data, int len, long max_text, int ma
 	r->data = p->data;
 	r->new_names = p->new_names;
 	r->names_total = p->names_len;
-	r->kept_bytes = p->nodes_cap * sizeof *p->nodes + p->attrs_cap * sizeof *p->attrs + p->data_cap + p->new_names_cap + p->text_cap;
+	r->kept_bytes = p->nodes_cap * sizeof *p->nodes + p->attrs_cap * sizeof *p->attrs + p->data_cap + p->new_names_cap + p->text_cap + p->cdata_in_cap * sizeof *p->cdata_in;
 }
 
 void einv_layout(size_t *node_size, size_t *attr_size, size_t offsets[15]) {

@@ -38,6 +38,8 @@ typedef struct {
 	int non_uri_line;   // where a namespace name that is not a URI is first declared (see declare), or 0
 	int doctype; // the document has a document type declaration (one the parser reads: see on_doctype)
 	int huge_text_line; // where a text node first grew past libxml2's tree limit (see on_text), or 0
+	int *cdata_in;      // the elements a CDATA section is written in, in document order (see on_cdata)
+	size_t cdata_in_len;
 	int first_error_line, first_error_code, first_error_domain;
 	char first_error[256];
 	char encoding[32]; // the encoding the document was read in (see einv_parse), if not plain UTF-8

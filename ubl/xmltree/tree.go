@@ -99,7 +99,11 @@ type Info struct {
 	// tree builder takes: xmllint, whose verdict is the official schema verdict, refuses the document,
 	// while the rules' parser reads it (this parse's own limit is Limits.MaxText).
 	HugeTextLine int
-	Elements     int
+	// CDATAIn are the elements a CDATA section is written in, in document order: text to the rules'
+	// parser, but libxml2's schema check refuses any CDATA section, even a blank one, where the content
+	// is elements only.
+	CDATAIn  []NodeID
+	Elements int
 }
 
 // Trees released (see Release) lend their arrays to the next trees parsed: a validation service parses

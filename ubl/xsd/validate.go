@@ -147,6 +147,9 @@ func (v *validator) element(n xmltree.NodeID, ti int, _ string) {
 		return
 	}
 	if !ct.mixed {
+		if slices.Contains(v.t.Info.CDATAIn, n) {
+			v.fail(n, "element %s may contain elements only, no CDATA section", v.label(n))
+		}
 		for c := v.t.FirstContent(n); c != xmltree.None; c = v.t.NextContent(c) {
 			if v.t.Kind(c) == xmltree.Text && !isSpace(v.t.OwnText(c)) {
 				v.fail(n, "element %s may contain elements only, no text", v.label(n))

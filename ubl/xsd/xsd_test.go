@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"einvoice/internal/corpus"
+	"einvoice/internal/testtool"
 	"einvoice/ubl/xmltree"
 	"einvoice/ubl/xsd/gen"
 )
@@ -120,4 +121,82 @@ func TestLanguageIsThePattern(t *testing.T) {
 			t.Errorf("%q: %v, xmllint %v", v, got, want)
 		}
 	}
+}
+
+// Character content written in the forms XML allows (CDATA sections, comments, processing instructions,
+// character references) gets xmllint's verdict: a CDATA section, even an empty or blank one, where the
+// content is elements only is an error to libxml2, while one in a value is the value's text.
+func TestCharacterContentFormsAsXmllint(t *testing.T) {
+	testtool.Need(t, "xmllint")
+	schemas, err := corpus.SchemaDir()
+	if err != nil {
+		t.Skip(err)
+	}
+	doc := schemaValidInvoice(t)
+	const (
+		party = "<cac:AccountingSupplierParty>"
+		date  = "<cbc:IssueDate>"
+		root  = "</Invoice>"
+	)
+	forms := map[string][2]string{
+		"cdata-in-elements":       {party, party + "<![CDATA[ ]]>"},
+		"empty-cdata-in-elements": {party, party + "<![CDATA[]]>"},
+		"cdata-lines-in-elements": {party, party + "\n<![CDATA[\n]]>\n"},
+		"cdata-in-root":           {root, "<![CDATA[ ]]>" + root},
+		"blank-reference":         {party, party + "&#32;"},
+		"comment-and-pi":          {party, party + "<!--c--><?pi x?>"},
+		"cdata-value":             {date, date + "<![CDATA[]]>"},
+		"comment-in-value":        {date, date + "<!--c-->"},
+		"pi-in-value":             {date, date + "<?pi?>"},
+		"spaced-cdata-value":      {date, date + "<![CDATA[ ]]>"},
+	}
+	dir := t.TempDir()
+	var files []string
+	for name, edit := range forms {
+		if !bytes.Contains(doc, []byte(edit[0])) {
+			t.Fatalf("%s: the invoice has no %s", name, edit[0])
+		}
+		f := filepath.Join(dir, name+".xml")
+		if err := os.WriteFile(f, bytes.Replace(doc, []byte(edit[0]), []byte(edit[1]), 1), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		files = append(files, f)
+	}
+	official := testtool.SchemaValid(t, filepath.Join(schemas, "maindoc", "UBL-Invoice-2.1.xsd"), files)
+	seen := map[bool]int{}
+	for _, f := range files {
+		data, _ := os.ReadFile(f)
+		got, errs, perr := valid(data)
+		seen[official[f]]++
+		if got != official[f] {
+			t.Errorf("%s: ours %v, xmllint %v (parse %v, errors %v)", filepath.Base(f), got, official[f], perr, errs)
+		}
+	}
+	if seen[true] == 0 || seen[false] == 0 {
+		t.Fatalf("the forms should include valid and invalid ones: %v", seen)
+	}
+}
+
+// schemaValidInvoice is a corpus invoice the official schema accepts, written with the usual prefixes.
+func schemaValidInvoice(t *testing.T) []byte {
+	t.Helper()
+	profiles, err := corpus.Profiles()
+	if err != nil {
+		t.Skip(err)
+	}
+	for _, p := range profiles {
+		for _, e := range p.Expected {
+			if e.XSDValid && e.Root != nil && *e.Root == "Invoice" {
+				data, err := os.ReadFile(filepath.Join(p.Cases, e.File))
+				if err != nil {
+					t.Fatal(err)
+				}
+				if bytes.Contains(data, []byte("</Invoice>")) && bytes.Contains(data, []byte("<cac:AccountingSupplierParty>")) {
+					return data
+				}
+			}
+		}
+	}
+	t.Fatal("no schema-valid invoice in the corpus")
+	return nil
 }
