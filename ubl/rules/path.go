@@ -40,6 +40,18 @@ func MustName(q string) xmltree.Name {
 	return n
 }
 
+// RegisterName is the Name of a prefixed name, as MustName, registered if the UBL 2.1 schemas do not
+// have it: an official rule may name an element no schema declares (cbc:Xpath for cbc:XPath), and a
+// document, schema-invalid, may still hold one, which the rule then reports.
+func RegisterName(q string) xmltree.Name {
+	p, local, _ := strings.Cut(q, ":")
+	space, ok := prefixes[p]
+	if !ok {
+		panic("rules: unknown prefix in " + q)
+	}
+	return xmltree.Register(space, local)
+}
+
 type axis uint8
 
 const (

@@ -82,16 +82,6 @@ func syntaxPattern() *rules.Pattern {
 
 var pSchemeID = P("cac:TaxScheme/cbc:ID")
 
-// lookupName is rules.MustName without the panic.
-func lookupName(q string) (n xmltree.Name, ok bool) {
-	defer func() {
-		if recover() != nil {
-			n, ok = xmltree.NoName, false
-		}
-	}()
-	return rules.MustName(q), true
-}
-
 // crTrie indexes the UBL-CR paths (below the Invoice) by their steps: following an element's names
 // from the Invoice down finds the rules it fires.
 type crTrie struct {
@@ -110,12 +100,9 @@ func loadCR() ([]string, *crTrie) {
 		id, path, _ := strings.Cut(line, " ")
 		t := root
 		for _, step := range strings.Split(path, "/") {
-			// A few official paths name elements UBL 2.1 does not have (cbc:DocumentReference): those
-			// rules can never fire, and NoName, which no element has, keeps them so.
-			n, ok := lookupName(step)
-			if !ok {
-				n = xmltree.NoName
-			}
+			// A few official paths name elements UBL 2.1 does not have (cbc:DocumentReference): a
+			// document may hold one all the same, and the rule reports it.
+			n := rules.RegisterName(step)
 			if t.next[n] == nil {
 				t.next[n] = &crTrie{next: map[xmltree.Name]*crTrie{}}
 			}
