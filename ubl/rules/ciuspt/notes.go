@@ -13,8 +13,13 @@ import (
 // description, an amount and a type; an ATM payment an entity, a reference, an amount and a
 // description). These are the checks of those tags.
 
-// before and after are XPath substring-before and substring-after.
-func before(s, sep string) string { b, _, _ := strings.Cut(s, sep); return b }
+// before and after are XPath substring-before and substring-after: "" when s has no sep.
+func before(s, sep string) string {
+	if b, _, ok := strings.Cut(s, sep); ok {
+		return b
+	}
+	return ""
+}
 
 func after(s, sep string) string {
 	if _, a, ok := strings.Cut(s, sep); ok {
