@@ -1,6 +1,7 @@
 package ubl
 
 import (
+	"encoding/csv"
 	"fmt"
 	"maps"
 	"math/big"
@@ -255,19 +256,32 @@ func transcription(t *testing.T, profile Profile) (corpus.Profile, []byte) {
 	if err != nil {
 		t.Skip(err)
 	}
-	dir, _ := corpus.Dir()
-	o, i := oracle.CIUSPT(dir), 0
+	i := 0
 	if profile == PeppolOrder {
-		if o, err = oracle.PeppolOrder(dir, filepath.Join("rules", "peppol", "t01-structure.txt")); err != nil {
-			t.Fatal(err)
-		}
 		i = 1
 	}
-	xsl, err := oracle.Stylesheet(o)
+	xsl, err := oracle.Stylesheet(inventory(t, profile))
 	if err != nil {
 		t.Fatal(err)
 	}
 	return profiles[i], xsl
+}
+
+// inventory is a profile's rule inventory as the transcription reads it.
+func inventory(t *testing.T, profile Profile) oracle.Profile {
+	t.Helper()
+	dir, err := corpus.Dir()
+	if err != nil {
+		t.Skip(err)
+	}
+	if profile == CIUSPT {
+		return oracle.CIUSPT(dir)
+	}
+	o, err := oracle.PeppolOrder(dir, filepath.Join("rules", "peppol", "t01-structure.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return o
 }
 
 // disagreement says how our result differs from the transcription's ("" when it does not).
@@ -460,4 +474,107 @@ func TestEncodingNamesAsTheOfficialParser(t *testing.T) {
 	if read < 10 || read > len(docs)-10 {
 		t.Fatalf("the official parser read %d of %d: the cases should hold both kinds", read, len(docs))
 	}
+}
+
+// Each assert of the inventories is put to work on clean corpus documents of each kind
+// (internal/mutant.Exercise: what its test asks to be absent made present, a value's length bound reached
+// and passed, tagged values well and badly formed, the literals it compares with put in the elements it
+// names). Most ids fire on no corpus document; here most fire, and the rules must give the
+// transcription's answer on every variant. EINVOICE_EXERCISE_DOCS sets how many documents of each kind
+// (default 1).
+func TestRulesAgreeWithTheTranscriptionOnExercisedAsserts(t *testing.T) {
+	per := envInt(t, "EINVOICE_EXERCISE_DOCS", 1)
+	for _, profile := range []Profile{CIUSPT, PeppolOrder} {
+		t.Run(string(profile), func(t *testing.T) {
+			p, xsl := transcription(t, profile)
+			inv := inventory(t, profile)
+			bases := cleanDocuments(t, p, per)
+			asserts := readAsserts(t, inv.Rules)
+			docs := map[string][]byte{}
+			for i, a := range asserts {
+				for j, base := range bases {
+					for k, v := range mutant.Exercise(base, a.context, a.test, inv.Namespaces) {
+						docs[fmt.Sprintf("%04d-%d-%02d.xml", i, j, k)] = v
+					}
+				}
+			}
+			official := oracle.Run(t, xsl, docs)
+			disagree, fired := 0, map[string]bool{}
+			for _, name := range slices.Sorted(maps.Keys(docs)) {
+				for id := range official[name].Fatal {
+					fired[id] = true
+				}
+				for id := range official[name].Warning {
+					fired[id] = true
+				}
+				if d := disagreement(official[name], Validate(docs[name], Auto, "en")); d != "" {
+					if disagree++; disagree <= 20 {
+						a := asserts[atoi(name[:4])]
+						t.Errorf("%s (%s, context %s): %s", name, a.id, a.context, d)
+					}
+				}
+			}
+			ids := map[string]bool{}
+			for _, a := range asserts {
+				ids[a.id] = true
+			}
+			t.Logf("%d variants of %d asserts, %d disagree; %d of %d rule ids fire", len(docs), len(asserts), disagree, len(fired), len(ids))
+			if len(fired)*100 < len(ids)*minExercised[profile] {
+				t.Errorf("only %d of %d rule ids fire on the variants (at least %d%% did)", len(fired), len(ids), minExercised[profile])
+			}
+		})
+	}
+}
+
+// minExercised is the share of a profile's rule ids (in %) that fire on the exercised asserts' variants.
+var minExercised = map[Profile]int{CIUSPT: 85, PeppolOrder: 60}
+
+type inventoryAssert struct{ id, context, test string }
+
+// readAsserts lists an inventory's asserts, each context and test once.
+func readAsserts(t *testing.T, path string) []inventoryAssert {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	rows, err := csv.NewReader(f).ReadAll()
+	if err != nil || len(rows) == 0 {
+		t.Fatalf("%s: %v", path, err)
+	}
+	col := map[string]int{}
+	for i, h := range rows[0] {
+		col[h] = i
+	}
+	var out []inventoryAssert
+	seen := map[[2]string]bool{}
+	for _, r := range rows[1:] {
+		a := inventoryAssert{r[col["id"]], r[col["context"]], r[col["test"]]}
+		if !seen[[2]string{a.context, a.test}] {
+			seen[[2]string{a.context, a.test}] = true
+			out = append(out, a)
+		}
+	}
+	return out
+}
+
+// cleanDocuments are the first n clean documents (schema-valid, no fatal finding) of each document
+// element in a profile's corpus.
+func cleanDocuments(t *testing.T, p corpus.Profile, n int) [][]byte {
+	t.Helper()
+	var out [][]byte
+	taken := map[string]int{}
+	for _, e := range p.Expected {
+		if !e.XSDValid || len(e.Fatal) > 0 || e.Error != "" || taken[deref(e.Root)] >= n {
+			continue
+		}
+		data, err := os.ReadFile(filepath.Join(p.Cases, e.File))
+		if err != nil {
+			t.Fatal(err)
+		}
+		taken[deref(e.Root)]++
+		out = append(out, data)
+	}
+	return out
 }

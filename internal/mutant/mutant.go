@@ -2,7 +2,8 @@
 // with its neighbour, a value or an attribute changed), reproducibly from a seed, so that tests can
 // compare validators on documents no one has written by hand. The edits keep a document well-formed;
 // most variants stay close to a real invoice, which is where rules disagree if they disagree at all.
-// Tests only: nothing in the product uses it.
+// Exercise aims its variants at one assert of a rule inventory instead, so that rules no corpus document
+// fires are compared too; Respell writes a document in other forms XML allows. Tests only: nothing in the product uses it.
 package mutant
 
 import (
