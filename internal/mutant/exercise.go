@@ -16,18 +16,29 @@ import (
 //     an empty one, one on two lines and ones in characters of two, three and four bytes;
 //   - a test that reads a tagged value (starts-with(normalize-space(.), '#TAG#')) gets tagged values
 //     well and badly formed, and the tag twice;
-//   - a test that is a path (cbc:ID, @schemeID) gets a variant without what it selects;
-//   - any other test gets the string literals it compares with, and a value no code list has, in the
-//     elements and attributes it names.
+//   - a test that is a path (cbc:ID, @schemeID), or asks that paths exist, gets a variant without them;
+//   - not(@*:schemaLocation) gets a schema location;
+//   - any other test gets the string literals it compares with, a value no code list has, and, where
+//     it reads numbers, decimals and digit strings of the forms patterns refuse, in the elements and
+//     attributes it names.
 //
-// The variant edits the first element the context selects (predicates are not evaluated), made when the
-// document has none. A document whose document element no alternative of the context names, or that
-// binds an inventory prefix's namespace to no prefix it can use, gives no variant.
+// The variant edits the first element the context selects (see contextElement), made when the document
+// has none; a context ending in * gets an element no schema has. A document whose document element no
+// alternative of the context names, or that binds an inventory prefix's namespace to no prefix it can
+// use, gives no variant.
 func Exercise(doc []byte, context, test string, namespaces map[string]string) [][]byte {
 	x := &exercise{doc: doc, namespaces: namespaces}
 	test = strings.TrimSpace(test)
 	var edits []func(*etree.Element) bool
 	switch {
+	case strings.Contains(test, "@*:schemaLocation"):
+		edits = append(edits, func(e *etree.Element) bool {
+			if x.root.SelectAttr("xmlns:xsi") == nil {
+				x.root.CreateAttr("xmlns:xsi", "http://www.w3.org/2001/XMLSchema-instance")
+			}
+			e.CreateAttr("xsi:schemaLocation", "urn:x x.xsd")
+			return true
+		})
 	case notPathRE.MatchString(test):
 		path := notPathRE.FindStringSubmatch(test)[1]
 		edits = append(edits, func(e *etree.Element) bool { return x.add(e, path, 1) })
@@ -57,10 +68,26 @@ func Exercise(doc []byte, context, test string, namespaces map[string]string) []
 		}
 	case requiredRE.MatchString(test):
 		edits = append(edits, func(e *etree.Element) bool { return x.remove(e, test) })
+	case existsRE.MatchString(test):
+		paths := existsPathRE.FindAllStringSubmatch(test, -1)
+		edits = append(edits, func(e *etree.Element) bool {
+			removed := false
+			for _, p := range paths {
+				removed = x.remove(e, p[1]) || removed
+			}
+			return removed
+		})
 	default:
 		names := nameRE.FindAllString(test, -1)
-		for i, lit := range append(literals(test), "ZZ", "") {
-			if i == 8 {
+		values := append(literals(test), "ZZ", "")
+		if strings.Contains(test, `\d`) || strings.Contains(test, "xs:decimal") {
+			values = append(numbers, values...) // castable as decimals, so that no other rule stops on them
+		}
+		if strings.Contains(test, "[0-9]") {
+			values = append(digitStrings, values...)
+		}
+		for i, lit := range values {
+			if i == 12 {
 				break
 			}
 			if len(names) == 0 {
@@ -95,15 +122,17 @@ func Exercise(doc []byte, context, test string, namespaces map[string]string) []
 }
 
 var (
-	simplePath = `(?://)?@?[A-Za-z][\w.-]*(?::[A-Za-z][\w.-]*)?(?:/@?[A-Za-z][\w.-]*(?::[A-Za-z][\w.-]*)?)*`
-	notPathRE  = regexp.MustCompile(`^\(?\s*not\(\s*(` + simplePath + `)\s*\)\s*\)?$`)
-	countRE    = regexp.MustCompile(`^\(?\s*count\(\s*(` + simplePath + `)\s*\)\s*<=\s*1\s*\)?$`)
-	lengthRE   = regexp.MustCompile(`matches\(\s*(\.|@[\w:]+)\s*,\s*'\^\(\.\{1,(\d+)\}\)\$'\s*\)`)
-	tagRE      = regexp.MustCompile(`starts-with\(\s*normalize-space\(\s*(\.|@[\w:]+)\s*\)\s*,\s*'(#[A-Z@]+[#-])'\s*\)`)
-	requiredRE = regexp.MustCompile(`^(` + simplePath + `)$`)
-	nameRE     = regexp.MustCompile(`\b(?:cbc|cac):[A-Za-z]+`)
-	attrRE     = regexp.MustCompile(`@[A-Za-z]+\b`)
-	literalRE  = regexp.MustCompile(`'([^']*)'`)
+	simplePath   = `(?://)?@?[A-Za-z][\w.-]*(?::[A-Za-z][\w.-]*)?(?:/@?[A-Za-z][\w.-]*(?::[A-Za-z][\w.-]*)?)*`
+	notPathRE    = regexp.MustCompile(`^\(?\s*not\(\s*(` + simplePath + `)\s*\)\s*\)?$`)
+	countRE      = regexp.MustCompile(`^\(?\s*count\(\s*(` + simplePath + `)\s*\)\s*<=\s*1\s*\)?$`)
+	lengthRE     = regexp.MustCompile(`matches\(\s*(\.|@[\w:]+)\s*,\s*'\^\(\.\{1,(\d+)\}\)\$'\s*\)`)
+	tagRE        = regexp.MustCompile(`starts-with\(\s*normalize-space\(\s*(\.|@[\w:]+)\s*\)\s*,\s*'(#[A-Z@]+[#-])'\s*\)`)
+	requiredRE   = regexp.MustCompile(`^(` + simplePath + `)$`)
+	existsRE     = regexp.MustCompile(`^\(?\s*exists\(\s*` + simplePath + `\s*\)(?:\s+or\s+exists\(\s*` + simplePath + `\s*\))*\s*\)?$`)
+	existsPathRE = regexp.MustCompile(`exists\(\s*(` + simplePath + `)\s*\)`)
+	nameRE       = regexp.MustCompile(`\b(?:cbc|cac):[A-Za-z]+`)
+	attrRE       = regexp.MustCompile(`@[A-Za-z]+\b`)
+	literalRE    = regexp.MustCompile(`'([^']*)'`)
 )
 
 type exercise struct {
@@ -111,6 +140,14 @@ type exercise struct {
 	namespaces map[string]string
 	root       *etree.Element
 }
+
+// numbers are decimals in the forms number patterns refuse: no fraction, one fraction digit, many,
+// a sign, too many integer digits.
+var numbers = []string{"1", "1.5", "1.123", "-1.00", "+1.00", "12345678901234.00", "1.123456789", "0.00"}
+
+// digitStrings are identifiers of digits, of the lengths identifier schemes use, whose check digits
+// are mostly wrong.
+var digitStrings = []string{"12345678", "0123456789", "12345678901", "12345678901234567890"}
 
 // lengthValues are values at and past a bound of n characters, and ones no bound allows.
 func lengthValues(n int) []string {
@@ -298,33 +335,40 @@ func (x *exercise) resolve(name string) (space, local string, ok bool) {
 	return space, local, ok
 }
 
-// contextElement is the first element an alternative of the context selects, predicates left out; when
-// none does, the first alternative that fits the document is made.
+// contextElement is the first element an alternative of the context selects; when none does, the first
+// alternative that fits the document is made. Of a step's predicate only a first comparison of a child
+// path with a literal ([cbc:ChargeIndicator = 'false'], [normalize-space(cbc:ID) = 'AA' or ...]) is
+// kept: found elements must meet it, made ones are made to.
 func (x *exercise) contextElement(context string) *etree.Element {
-	var fits [][]string
+	var fits [][]step
 	for _, alt := range splitTop(context, '|') {
 		alt = strings.TrimSpace(alt)
 		anchored := strings.HasPrefix(alt, "/")
-		steps := splitTop(strings.TrimLeft(alt, "/"), '/')
-		for i, s := range steps {
+		var steps []step
+		for _, s := range splitTop(strings.TrimLeft(alt, "/"), '/') {
+			st := step{name: strings.TrimSpace(s)}
 			if j := strings.IndexByte(s, '['); j >= 0 {
-				s = s[:j]
+				st.name = strings.TrimSpace(s[:j])
+				if m := predicateRE.FindStringSubmatch(s[j:]); m != nil {
+					st.path, st.value = m[1], m[2]
+				}
 			}
-			steps[i] = strings.TrimSpace(s)
-			if _, _, ok := x.resolve(steps[i]); !ok {
+			if _, _, ok := x.resolve(st.name); !ok && st.name != "*" {
 				steps = nil
 				break
 			}
+			steps = append(steps, st)
 		}
 		if len(steps) == 0 {
 			continue
 		}
-		if anchored {
-			if space, local, _ := x.resolve(steps[0]); x.root.NamespaceURI() != space || x.root.Tag != local {
-				continue
-			}
+		if anchored && !x.named(x.root, steps[0].name) {
+			continue
 		}
 		fits = append(fits, steps)
+		if steps[len(steps)-1].name == "*" {
+			continue // any element: one no earlier rule takes is made below
+		}
 		var found *etree.Element
 		walk(x.root, func(e *etree.Element) bool {
 			if found == nil && x.endsWith(e, steps, anchored) {
@@ -340,21 +384,35 @@ func (x *exercise) contextElement(context string) *etree.Element {
 		return nil
 	}
 	steps, at := fits[0], x.root
-	if space, local, _ := x.resolve(steps[0]); x.root.NamespaceURI() == space && x.root.Tag == local {
+	if x.named(x.root, steps[0].name) {
 		steps = steps[1:]
 	}
-	for _, s := range steps {
-		space, local, _ := x.resolve(s)
+	for _, st := range steps {
 		var next *etree.Element
 		for _, c := range at.ChildElements() {
-			if c.NamespaceURI() == space && c.Tag == local {
+			if st.name != "*" && x.named(c, st.name) && x.meets(c, st) {
 				next = c
 				break
 			}
 		}
 		if next == nil {
-			if next = x.create(at, s); next == nil {
+			name := st.name
+			if name == "*" {
+				name = "cbc:Unexpected"
+			}
+			if next = x.create(at, name); next == nil {
 				return nil
+			}
+			if attr, ok := strings.CutPrefix(st.path, "@"); ok {
+				next.CreateAttr(attr, st.value)
+			} else if st.path != "" {
+				leaf := next
+				for _, s := range strings.Split(st.path, "/") {
+					if leaf = x.create(leaf, s); leaf == nil {
+						return nil
+					}
+				}
+				leaf.SetText(st.value)
 			}
 		}
 		at = next
@@ -362,15 +420,53 @@ func (x *exercise) contextElement(context string) *etree.Element {
 	return at
 }
 
-// endsWith reports whether e and its ancestors are named as the steps, from the document element when
-// anchored.
-func (x *exercise) endsWith(e *etree.Element, steps []string, anchored bool) bool {
-	for i := len(steps) - 1; i >= 0; i-- {
-		if e == nil {
-			return false
+// step is a step of a context: an element name and what is kept of its predicate.
+type step struct {
+	name        string
+	path, value string // the predicate: the child path and the literal it equals ("" for none)
+}
+
+var predicateRE = regexp.MustCompile(`^\[\s*\(?\s*(?:normalize-space\(\s*)?((?:(?:cbc|cac):\w+/)*(?:cbc|cac):\w+|@\w+)\s*\)?\s*=\s*'([^']*)'`)
+
+// named reports whether e has an inventory name.
+func (x *exercise) named(e *etree.Element, name string) bool {
+	space, local, ok := x.resolve(name)
+	return ok && e.NamespaceURI() == space && e.Tag == local
+}
+
+// meets reports whether e meets a step's predicate: an element at its path has its literal as value.
+func (x *exercise) meets(e *etree.Element, st step) bool {
+	if st.path == "" {
+		return true
+	}
+	if attr, ok := strings.CutPrefix(st.path, "@"); ok {
+		return e.SelectAttrValue(attr, "") == st.value
+	}
+	at := []*etree.Element{e}
+	for _, s := range strings.Split(st.path, "/") {
+		var next []*etree.Element
+		for _, a := range at {
+			for _, c := range a.ChildElements() {
+				if x.named(c, s) {
+					next = append(next, c)
+				}
+			}
 		}
-		space, local, _ := x.resolve(steps[i])
-		if e.NamespaceURI() != space || e.Tag != local {
+		at = next
+	}
+	for _, a := range at {
+		if strings.TrimSpace(a.Text()) == st.value {
+			return true
+		}
+	}
+	return false
+}
+
+// endsWith reports whether e and its ancestors are named as the steps and meet their predicates, from
+// the document element when anchored.
+func (x *exercise) endsWith(e *etree.Element, steps []step, anchored bool) bool {
+	for i := len(steps) - 1; i >= 0; i-- {
+		if e == nil || !x.named(e, steps[i].name) || !x.meets(e, steps[i]) {
 			return false
 		}
 		e = e.Parent()

@@ -29,6 +29,11 @@ func TestExercise(t *testing.T) {
 		{"/ubl:Invoice/cbc:ID", "@schemeID", nil, 1},
 		{"/ubl:Invoice/cac:Delivery/cbc:Note", "normalize-space(.) = 'EUR'", []string{"<a:Delivery><c:Note"}, 3},
 		{"/ubl:Order", "not(cbc:X)", nil, 0},
+		{"/ubl:Invoice", "exists(cbc:ID) or exists(cbc:Note)", nil, 1},
+		{"/ubl:Invoice/cac:Charge[normalize-space(cbc:Indicator) = 'true']", "not(cbc:Amount)", []string{"<a:Charge><c:Indicator>true</c:Indicator><c:Amount>1</c:Amount></a:Charge>"}, 1},
+		{"/ubl:Invoice/cbc:ID[@schemeID = 'y']", "true()", []string{`<c:ID schemeID="x">1</c:ID>`, `<c:ID schemeID="y"`}, 2},
+		{"/ubl:Invoice/cac:Party/*", "false()", []string{"<c:Name>p</c:Name><c:Unexpected"}, 2},
+		{"/ubl:Invoice", "not(@*:schemaLocation)", []string{`xsi:schemaLocation=`}, 1},
 	} {
 		got := Exercise(doc, tc.context, tc.test, ns)
 		if len(got) != tc.n {
@@ -45,6 +50,9 @@ func TestExercise(t *testing.T) {
 	}
 	if v := Exercise(doc, "/ubl:Invoice", "cbc:ID", ns); len(v) == 1 && strings.Contains(string(v[0]), "<c:ID") {
 		t.Errorf("cbc:ID not removed:\n%s", v[0])
+	}
+	if v := Exercise(doc, "/ubl:Invoice", "exists(cbc:ID) or exists(cbc:Note)", ns); len(v) == 1 && strings.Contains(string(v[0]), "<c:Note") {
+		t.Errorf("cbc:Note not removed:\n%s", v[0])
 	}
 	if v := Exercise(doc, "/ubl:Invoice/cbc:ID", "@schemeID", ns); len(v) == 1 && strings.Contains(string(v[0]), "schemeID") {
 		t.Errorf("@schemeID not removed:\n%s", v[0])
