@@ -18,9 +18,9 @@ import (
 //     well and badly formed, and the tag twice;
 //   - a test that is a path (cbc:ID, @schemeID), or asks that paths exist, gets a variant without them;
 //   - not(@*:schemaLocation) gets a schema location;
-//   - any other test gets the string literals it compares with, a value no code list has, and, where
-//     it reads numbers, decimals and digit strings of the forms patterns refuse, in the elements and
-//     attributes it names.
+//   - any other test gets each path it puts to not() or exists() made and taken away; and the string
+//     literals it compares with, a value no code list has, and, where it reads numbers, decimals and
+//     digit strings of the forms patterns refuse, in the elements and attributes it names.
 //
 // The variant edits the first element the context selects (see contextElement), made when the document
 // has none; a context ending in * gets an element no schema has. A document whose document element no
@@ -97,6 +97,11 @@ func Exercise(doc []byte, context, test string, namespaces map[string]string) []
 			name := names[i%len(names)]
 			edits = append(edits, func(e *etree.Element) bool { return x.setNamed(e, name, lit) })
 		}
+		for _, m := range nestedRE.FindAllStringSubmatch(test, 4) { // inside a larger test: either way
+			edits = append(edits,
+				func(e *etree.Element) bool { return x.remove(e, m[1]) },
+				func(e *etree.Element) bool { return x.add(e, m[1], 1) })
+		}
 		for _, attr := range attrRE.FindAllString(test, 2) {
 			for _, v := range []string{"ZZ", ""} {
 				edits = append(edits, func(e *etree.Element) bool { return setValue(e, attr, v) })
@@ -129,6 +134,7 @@ var (
 	tagRE        = regexp.MustCompile(`starts-with\(\s*normalize-space\(\s*(\.|@[\w:]+)\s*\)\s*,\s*'(#[A-Z@]+[#-])'\s*\)`)
 	requiredRE   = regexp.MustCompile(`^(` + simplePath + `)$`)
 	existsRE     = regexp.MustCompile(`^\(?\s*exists\(\s*` + simplePath + `\s*\)(?:\s+or\s+exists\(\s*` + simplePath + `\s*\))*\s*\)?$`)
+	nestedRE     = regexp.MustCompile(`\b(?:not|exists)\(\s*(` + simplePath + `)\s*\)`)
 	existsPathRE = regexp.MustCompile(`exists\(\s*(` + simplePath + `)\s*\)`)
 	nameRE       = regexp.MustCompile(`\b(?:cbc|cac):[A-Za-z]+`)
 	attrRE       = regexp.MustCompile(`@[A-Za-z]+\b`)
@@ -142,8 +148,8 @@ type exercise struct {
 }
 
 // numbers are decimals in the forms number patterns refuse: no fraction, one fraction digit, many,
-// a sign, too many integer digits.
-var numbers = []string{"1", "1.5", "1.123", "-1.00", "+1.00", "12345678901234.00", "1.123456789", "0.00"}
+// a sign, too many integer digits; and a percentage past 100.
+var numbers = []string{"1", "1.5", "1.123", "-1.00", "+1.00", "12345678901234.00", "1.123456789", "0.00", "150.00"}
 
 // digitStrings are identifiers of digits, of the lengths identifier schemes use, whose check digits
 // are mostly wrong.
