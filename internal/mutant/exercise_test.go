@@ -54,6 +54,14 @@ func TestExercise(t *testing.T) {
 	if v := Exercise(doc, "/ubl:Invoice", "exists(cbc:ID) or exists(cbc:Note)", ns); len(v) == 1 && strings.Contains(string(v[0]), "<c:Note") {
 		t.Errorf("cbc:Note not removed:\n%s", v[0])
 	}
+	removed, added := false, false
+	for _, v := range Exercise(doc, "/ubl:Invoice", "exists(cac:Party) and not(cac:Party/cbc:Name)", ns) {
+		removed = removed || !strings.Contains(string(v), "<c:Name")
+		added = added || strings.Count(string(v), "<c:Name") == 2
+	}
+	if !removed || !added {
+		t.Errorf("a path inside a larger test: taken away %v, made %v", removed, added)
+	}
 	if v := Exercise(doc, "/ubl:Invoice/cbc:ID", "@schemeID", ns); len(v) == 1 && strings.Contains(string(v[0]), "schemeID") {
 		t.Errorf("@schemeID not removed:\n%s", v[0])
 	}
