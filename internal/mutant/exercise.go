@@ -27,8 +27,27 @@ import (
 // alternative of the context names, or that binds an inventory prefix's namespace to no prefix it can
 // use, gives no variant.
 func Exercise(doc []byte, context, test string, namespaces map[string]string) [][]byte {
-	x := &exercise{doc: doc, namespaces: namespaces}
-	test = strings.TrimSpace(test)
+	x := &exercise{namespaces: namespaces}
+	var out [][]byte
+	for _, edit := range x.edits(strings.TrimSpace(test)) {
+		d := etree.NewDocument()
+		if d.ReadFromBytes(doc) != nil || d.Root() == nil {
+			return nil
+		}
+		x.root = d.Root()
+		e := x.contextElement(context)
+		if e == nil || !edit(e) {
+			continue
+		}
+		if b, err := d.WriteToBytes(); err == nil {
+			out = append(out, b)
+		}
+	}
+	return out
+}
+
+// edits are the edits of the context element, one per variant, that put a test to work.
+func (x *exercise) edits(test string) []func(*etree.Element) bool {
 	var edits []func(*etree.Element) bool
 	switch {
 	case strings.Contains(test, "@*:schemaLocation"):
@@ -108,22 +127,7 @@ func Exercise(doc []byte, context, test string, namespaces map[string]string) []
 			}
 		}
 	}
-	var out [][]byte
-	for _, edit := range edits {
-		d := etree.NewDocument()
-		if d.ReadFromBytes(doc) != nil || d.Root() == nil {
-			return nil
-		}
-		x.root = d.Root()
-		e := x.contextElement(context)
-		if e == nil || !edit(e) {
-			continue
-		}
-		if b, err := d.WriteToBytes(); err == nil {
-			out = append(out, b)
-		}
-	}
-	return out
+	return edits
 }
 
 var (
@@ -141,8 +145,9 @@ var (
 	literalRE    = regexp.MustCompile(`'([^']*)'`)
 )
 
+// exercise is what the edits of one variant share: the inventory's prefixes and the variant's
+// document element.
 type exercise struct {
-	doc        []byte
 	namespaces map[string]string
 	root       *etree.Element
 }
