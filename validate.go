@@ -88,9 +88,10 @@ type validation struct {
 	out  chan<- outcome
 }
 
-// validateFiles reads and validates the files with one worker per core, which also writes the JSON
-// line of each when asJSON is set. It sends one channel per file, in the order of the files, on which
-// that file's outcome arrives; at most twice as many files as there are workers wait to be written. Closing stop makes it give up on the files not yet started.
+// validateFiles reads and validates the files with one worker per core, which also writes the JSON line
+// of each when asJSON is set. It sends one channel per file, in the order of the files, on which that
+// file's outcome arrives; at most twice as many files as there are workers wait to be written. Closing
+// stop makes it give up on the files not yet started.
 func validateFiles(files []string, profile ubl.Profile, lang string, asJSON bool, stop <-chan struct{}) <-chan chan outcome {
 	workers := runtime.GOMAXPROCS(0)
 	ordered := make(chan chan outcome, 2*workers)

@@ -11,10 +11,7 @@ import (
 func TestAttachmentSizeLimit(t *testing.T) {
 	const limit = 20_480_000
 	doc := func(value string) []byte {
-		return []byte(`<Invoice xmlns="urn:oasis:names:specification:ubl:schema:xsd:Invoice-2"` +
-			` xmlns:cac="urn:oasis:names:specification:ubl:schema:xsd:CommonAggregateComponents-2"` +
-			` xmlns:cbc="urn:oasis:names:specification:ubl:schema:xsd:CommonBasicComponents-2">` +
-			`<cac:AdditionalDocumentReference><cbc:ID>1</cbc:ID><cac:Attachment>` +
+		return []byte(invoiceStart + `<cac:AdditionalDocumentReference><cbc:ID>1</cbc:ID><cac:Attachment>` +
 			`<cbc:EmbeddedDocumentBinaryObject mimeCode="application/pdf" filename="a.pdf">` + value +
 			`</cbc:EmbeddedDocumentBinaryObject></cac:Attachment></cac:AdditionalDocumentReference></Invoice>`)
 	}

@@ -44,7 +44,7 @@ func TestReadGeneratedInvoice(t *testing.T) {
 }
 
 func TestReadRefusesMalformedAmounts(t *testing.T) {
-	doc := []byte(`<Invoice xmlns="urn:oasis:names:specification:ubl:schema:xsd:Invoice-2" xmlns:cac="urn:oasis:names:specification:ubl:schema:xsd:CommonAggregateComponents-2" xmlns:cbc="urn:oasis:names:specification:ubl:schema:xsd:CommonBasicComponents-2"><cac:LegalMonetaryTotal><cbc:PayableAmount currencyID="EUR">12,50</cbc:PayableAmount></cac:LegalMonetaryTotal></Invoice>`)
+	doc := []byte(invoiceStart + `<cac:LegalMonetaryTotal><cbc:PayableAmount currencyID="EUR">12,50</cbc:PayableAmount></cac:LegalMonetaryTotal></Invoice>`)
 	if _, err := ReadBytes(doc); err == nil {
 		t.Fatal("a comma decimal was read")
 	}

@@ -1,7 +1,6 @@
 package ubl
 
 import (
-	"encoding/csv"
 	"fmt"
 	"maps"
 	"math/big"
@@ -13,7 +12,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-	"unicode/utf16"
 
 	"einvoice/internal/corpus"
 	"einvoice/internal/mutant"
@@ -25,9 +23,10 @@ import (
 // transcription gives the official results on the whole corpus), judge variants of the corpus documents
 // made by small edits (internal/mutant): an element removed, repeated or moved, a value or an attribute
 // changed. The rule engine, with the profile picked as the command picks it by default, must give the
-// same fatal and warning counts, and the same "no verdict", on every one. EINVOICE_VARIANTS sets how many variants of each schema-valid document (default 24;
-// each fourth schema-invalid case gives one); EINVOICE_VARIANTS_SEED changes them, and
-// EINVOICE_VARIANTS_KEEP names a folder to keep the variants that disagree in.
+// same fatal and warning counts, and the same "no verdict", on every one. EINVOICE_VARIANTS sets how
+// many variants of each schema-valid document (default 24; each fourth schema-invalid case gives one);
+// EINVOICE_VARIANTS_SEED changes them, and EINVOICE_VARIANTS_KEEP names a folder to keep the variants
+// that disagree in.
 func TestRulesAgreeWithTheTranscriptionOnVariants(t *testing.T) {
 	per := envInt(t, "EINVOICE_VARIANTS", 24)
 	seed := envInt(t, "EINVOICE_VARIANTS_SEED", 0)
@@ -144,11 +143,9 @@ func schemaVerdicts(t *testing.T, schema string, docs map[string][]byte) map[str
 // compares with a number), the engine answers as Saxon does. Each case holds a document small enough to
 // read and the official answer; with Saxon installed, the answer is put to the transcription as well.
 func TestEvaluationFollowsSaxon(t *testing.T) {
-	const components = ` xmlns:cac="urn:oasis:names:specification:ubl:schema:xsd:CommonAggregateComponents-2"` +
-		` xmlns:cbc="urn:oasis:names:specification:ubl:schema:xsd:CommonBasicComponents-2">`
 	heads := map[Profile][2]string{
-		CIUSPT:      {`<Invoice xmlns="urn:oasis:names:specification:ubl:schema:xsd:Invoice-2"` + components, `</Invoice>`},
-		PeppolOrder: {`<Order xmlns="urn:oasis:names:specification:ubl:schema:xsd:Order-2"` + components, `</Order>`},
+		CIUSPT:      {invoiceStart, `</Invoice>`},
+		PeppolOrder: {`<Order xmlns="urn:oasis:names:specification:ubl:schema:xsd:Order-2"` + componentNamespaces + `>`, `</Order>`},
 	}
 	exempt := func(tax string) string {
 		return `<cac:TaxTotal><cbc:TaxAmount>0</cbc:TaxAmount><cac:TaxSubtotal><cbc:TaxableAmount>10</cbc:TaxableAmount>` +
@@ -310,6 +307,14 @@ func envInt(t *testing.T, name string, def int) int {
 
 func atoi(s string) int { n, _ := strconv.Atoi(s); return n }
 
+// componentNamespaces declares the cac and cbc prefixes; invoiceStart is an invoice's start tag with
+// them, for the small documents tests write.
+const (
+	componentNamespaces = ` xmlns:cac="urn:oasis:names:specification:ubl:schema:xsd:CommonAggregateComponents-2"` +
+		` xmlns:cbc="urn:oasis:names:specification:ubl:schema:xsd:CommonBasicComponents-2"`
+	invoiceStart = `<Invoice xmlns="urn:oasis:names:specification:ubl:schema:xsd:Invoice-2"` + componentNamespaces + `>`
+)
+
 func deref(s *string) string {
 	if s == nil {
 		return ""
@@ -407,10 +412,7 @@ func TestLineArithmeticAgreesWithTheTranscription(t *testing.T) {
 		value.Add(value, cents(charges)).Sub(value, cents(allowances))
 		offset := []string{"1.00", "-1.00", "1.01", "-1.01", "0.99", "0", "0.005", "-0.995"}[rng.IntN(8)]
 		lineAmount := value.Add(value, rat(offset)).FloatString(3)
-		docs[fmt.Sprintf("%04d.xml", i)] = []byte(`<Invoice xmlns="urn:oasis:names:specification:ubl:schema:xsd:Invoice-2"` +
-			` xmlns:cac="urn:oasis:names:specification:ubl:schema:xsd:CommonAggregateComponents-2"` +
-			` xmlns:cbc="urn:oasis:names:specification:ubl:schema:xsd:CommonBasicComponents-2">` +
-			`<cac:InvoiceLine><cbc:InvoicedQuantity>` + qty + `</cbc:InvoicedQuantity><cbc:LineExtensionAmount>` + lineAmount +
+		docs[fmt.Sprintf("%04d.xml", i)] = []byte(invoiceStart + `<cac:InvoiceLine><cbc:InvoicedQuantity>` + qty + `</cbc:InvoicedQuantity><cbc:LineExtensionAmount>` + lineAmount +
 			`</cbc:LineExtensionAmount>` + acs + `<cac:Price><cbc:PriceAmount>` + price + `</cbc:PriceAmount>` + base +
 			`</cac:Price></cac:InvoiceLine></Invoice>`)
 	}
@@ -443,13 +445,6 @@ func TestEncodingNamesAsTheOfficialParser(t *testing.T) {
 			t.Fatal("the generated invoice is not ASCII")
 		}
 	}
-	utf16le := func(s string) []byte {
-		b := []byte{0xFF, 0xFE}
-		for _, u := range utf16.Encode([]rune(s)) {
-			b = append(b, byte(u), byte(u>>8))
-		}
-		return b
-	}
 	docs := map[string][]byte{}
 	for _, name := range strings.Fields(`UTF-8 utf-8 UTF8 utf8 UTF_8 US-ASCII ascii CP367 ISO-8859-1 iso_8859-1 latin1 L1
 		ISO8859-1 8859_1 ISO_8859-1:1987 ISO-8859-15 LATIN-9 LATIN9 windows-1252 CP1252 X-CP1252 MS-ANSI
@@ -457,9 +452,9 @@ func TestEncodingNamesAsTheOfficialParser(t *testing.T) {
 		docs["decl-"+name+".xml"] = []byte(`<?xml version="1.0" encoding="` + name + `"?>` + body)
 	}
 	for _, name := range []string{"UTF-16", "UTF-16LE", "ISO-10646-UCS-2", "UNICODE", "UTF-8"} {
-		docs["utf16-"+name+".xml"] = utf16le(`<?xml version="1.0" encoding="` + name + `"?>` + body)
+		docs["utf16-"+name+".xml"] = utf16LE(`<?xml version="1.0" encoding="` + name + `"?>` + body)
 	}
-	docs["utf16-undeclared.xml"] = utf16le(body)
+	docs["utf16-undeclared.xml"] = utf16LE(body)
 	official := oracle.Run(t, xsl, docs)
 	read := 0
 	for _, name := range slices.Sorted(maps.Keys(docs)) {
@@ -489,11 +484,11 @@ func TestRulesAgreeWithTheTranscriptionOnExercisedAsserts(t *testing.T) {
 			p, xsl := transcription(t, profile)
 			inv := inventory(t, profile)
 			bases := cleanDocuments(t, p, per)
-			asserts := readAsserts(t, inv.Rules)
+			asserts := distinctAsserts(t, inv)
 			docs := map[string][]byte{}
 			for i, a := range asserts {
 				for j, base := range bases {
-					for k, v := range mutant.Exercise(base, a.context, a.test, inv.Namespaces) {
+					for k, v := range mutant.Exercise(base, a.Context, a.Test, inv.Namespaces) {
 						docs[fmt.Sprintf("%04d-%d-%02d.xml", i, j, k)] = v
 					}
 				}
@@ -510,13 +505,13 @@ func TestRulesAgreeWithTheTranscriptionOnExercisedAsserts(t *testing.T) {
 				if d := disagreement(official[name], Validate(docs[name], Auto, "en")); d != "" {
 					if disagree++; disagree <= 20 {
 						a := asserts[atoi(name[:4])]
-						t.Errorf("%s (%s, context %s): %s", name, a.id, a.context, d)
+						t.Errorf("%s (%s, context %s): %s", name, a.ID, a.Context, d)
 					}
 				}
 			}
 			ids := map[string]bool{}
 			for _, a := range asserts {
-				ids[a.id] = true
+				ids[a.ID] = true
 			}
 			t.Logf("%d variants of %d asserts, %d disagree; %d of %d rule ids fire", len(docs), len(asserts), disagree, len(fired), len(ids))
 			if len(fired)*100 < len(ids)*minExercised[profile] {
@@ -529,30 +524,18 @@ func TestRulesAgreeWithTheTranscriptionOnExercisedAsserts(t *testing.T) {
 // minExercised is the share of a profile's rule ids (in %) that fire on the exercised asserts' variants.
 var minExercised = map[Profile]int{CIUSPT: 95, PeppolOrder: 95}
 
-type inventoryAssert struct{ id, context, test string }
-
-// readAsserts lists an inventory's asserts, each context and test once.
-func readAsserts(t *testing.T, path string) []inventoryAssert {
+// distinctAsserts lists an inventory's asserts, each context and test once.
+func distinctAsserts(t *testing.T, inv oracle.Profile) []oracle.Assert {
 	t.Helper()
-	f, err := os.Open(path)
+	all, err := inv.Asserts()
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer f.Close()
-	rows, err := csv.NewReader(f).ReadAll()
-	if err != nil || len(rows) == 0 {
-		t.Fatalf("%s: %v", path, err)
-	}
-	col := map[string]int{}
-	for i, h := range rows[0] {
-		col[h] = i
-	}
-	var out []inventoryAssert
-	seen := map[[2]string]bool{}
-	for _, r := range rows[1:] {
-		a := inventoryAssert{r[col["id"]], r[col["context"]], r[col["test"]]}
-		if !seen[[2]string{a.context, a.test}] {
-			seen[[2]string{a.context, a.test}] = true
+	var out []oracle.Assert
+	seen := map[oracle.Assert]bool{}
+	for _, a := range all {
+		if key := (oracle.Assert{Context: a.Context, Test: a.Test}); !seen[key] {
+			seen[key] = true
 			out = append(out, a)
 		}
 	}

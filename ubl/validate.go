@@ -279,10 +279,7 @@ func autoProfile(t *xmltree.Tree) Profile {
 	case "Order":
 		return PeppolOrder
 	}
-	for c := t.FirstChild(root); c != xmltree.None; c = t.NextSibling(c) {
-		if q := t.QName(t.Name(c)); q.Local != "CustomizationID" || q.Space != nsBasicComponents {
-			continue
-		}
+	for _, c := range t.Children(root, nameCustomizationID) {
 		switch id := t.StringValue(c); {
 		case strings.Contains(id, "urn:fdc:peppol.eu:poacc:trns:order:"):
 			return PeppolOrder
@@ -293,8 +290,7 @@ func autoProfile(t *xmltree.Tree) Profile {
 	return ""
 }
 
-// nsBasicComponents is the namespace of UBL's basic components (cbc).
-const nsBasicComponents = "urn:oasis:names:specification:ubl:schema:xsd:CommonBasicComponents-2"
+var nameCustomizationID = rules.MustName("cbc:CustomizationID")
 
 func itoa(i int) string {
 	if i == 0 {

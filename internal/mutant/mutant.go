@@ -1,9 +1,10 @@
-// Package mutant makes variants of XML documents by small edits (an element removed, repeated or swapped
-// with its neighbour, a value or an attribute changed), reproducibly from a seed, so that tests can
-// compare validators on documents no one has written by hand. The edits keep a document well-formed;
-// most variants stay close to a real invoice, which is where rules disagree if they disagree at all.
-// Exercise aims its variants at one assert of a rule inventory instead, so that rules no corpus document
-// fires are compared too; Respell writes a document in other forms XML allows. Tests only: nothing in the product uses it.
+// Package mutant makes variants of XML documents by small edits (an element removed, repeated or
+// swapped with its neighbour, a value or an attribute changed), reproducibly from a seed, so that tests
+// can compare validators on documents no one has written by hand. The edits keep a document
+// well-formed; most variants stay close to a real invoice, which is where rules disagree if they
+// disagree at all. Exercise aims its variants at one assert of a rule inventory instead, so that rules
+// no corpus document fires are compared too; Respell writes a document in other forms XML allows. Tests
+// only: nothing in the product uses it.
 package mutant
 
 import (
@@ -106,10 +107,10 @@ func nearMissNamespace(doc []byte, rng *rand.Rand) []byte {
 	return splice(doc, d[2], d[3], []byte(misses[rng.IntN(len(misses))]))
 }
 
-// edit makes one edit of doc, on an element other than the document element: it is removed (20 in
-// 100), repeated (6), given a copy of another element as its last child (4), swapped with its next
-// sibling (8), renamed as another element or one of no schema (6), given an attribute (6), has an attribute changed or
-// removed (10), or has its value changed or emptied.
+// edit makes one edit of doc, on an element other than the document element: it is removed (20 in 100),
+// repeated (6), given a copy of another element as its last child (4), swapped with its next sibling
+// (8), renamed as another element or one of no schema (6), given an attribute (6), has an attribute
+// changed or removed (10), or has its value changed or emptied.
 func edit(doc []byte, es []element, rng *rand.Rand) []byte {
 	k := 1 + rng.IntN(len(es)-1)
 	e := es[k]

@@ -40,10 +40,11 @@ var (
 // written out and attributes single-quoted, another XML declaration with a comment and a processing
 // instruction before the document element, a character reference for the first character of each text,
 // each text as a CDATA section, the document element under a prefix, attributes written with blanks
-// around "=" and a character reference, a comment or a processing instruction inside each text. form is 0 to Respellings-1. The names, values and structure
-// are unchanged, so a validator must answer as it does for the document; where a form changes what a
-// rule reads (a comment that splits nothing, whitespace between elements), the official rules say what
-// the answer is, which is why tests put respelled documents to them rather than assume.
+// around "=" and a character reference, a comment or a processing instruction inside each text. form is
+// 0 to Respellings-1. The names, values and structure are unchanged, so a validator must answer as it
+// does for the document; where a form changes what a rule reads (a comment that splits nothing,
+// whitespace between elements), the official rules say what the answer is, which is why tests put
+// respelled documents to them rather than assume.
 func Respell(doc []byte, form int) []byte {
 	switch form {
 	case 0: // cbc elements in the default namespace, declared on each

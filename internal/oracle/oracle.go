@@ -258,6 +258,22 @@ func readAssertions(path string) ([]assertion, error) {
 	return out, nil
 }
 
+// Assert is one assert of an inventory as it is written there.
+type Assert struct{ ID, Context, Test string }
+
+// Asserts lists the profile's asserts in inventory order.
+func (p Profile) Asserts() ([]Assert, error) {
+	all, err := readAssertions(p.Rules)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]Assert, len(all))
+	for i, a := range all {
+		out[i] = Assert{a.id, a.context, a.test}
+	}
+	return out, nil
+}
+
 func readVariables(path string) ([]variable, error) {
 	rows, err := readCSV(path)
 	if err != nil {

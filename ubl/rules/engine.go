@@ -240,11 +240,11 @@ func (st *patternStep) matchesName(t *xmltree.Tree, name xmltree.Name) bool {
 // Pred is a named predicate a context step may carry: "cac:AllowanceCharge[allowance]".
 type Pred func(c *Ctx, n xmltree.NodeID) bool
 
-// NewContext compiles a context. Steps are "prefix:Local", "*", "prefix:*" (any element of the
-// prefix's namespace) or "*Suffix" (any element whose local name ends with Suffix), each optionally
-// followed by "[name]" naming a predicate of preds; alternatives are separated by "|"; a leading "/"
-// anchors at the document element, a leading "//" (or none) matches anywhere. Steps without predicates depend on names only, which lets a set remember
-// where each path of names matches.
+// NewContext compiles a context. Steps are "prefix:Local", "*", "prefix:*" (any element of the prefix's
+// namespace) or "*Suffix" (any element whose local name ends with Suffix), each optionally followed by
+// "[name]" naming a predicate of preds; alternatives are separated by "|"; a leading "/" anchors at the
+// document element, a leading "//" (or none) matches anywhere. Steps without predicates depend on names
+// only, which lets a set remember where each path of names matches.
 func NewContext(text string, preds map[string]Pred) *Context {
 	c := &Context{text: text, alts: make([]pathPattern, 0, strings.Count(text, "|")+1)}
 	for _, alt := range strings.Split(text, "|") {

@@ -25,31 +25,28 @@ var prefixes = map[string]string{
 // MustName is the Name of "prefix:Local" (or "local" for an unqualified attribute). The name must be
 // one the schema tables registered, so that a typo fails at start-up instead of never matching.
 func MustName(q string) xmltree.Name {
-	space := ""
-	local := q
-	if p, l, ok := strings.Cut(q, ":"); ok {
-		space, local = prefixes[p], l
-		if space == "" {
-			panic("rules: unknown prefix in " + q)
-		}
-	}
-	n, ok := xmltree.Lookup(space, local)
+	n, ok := xmltree.Lookup(splitName(q))
 	if !ok {
 		panic("rules: name not in the UBL 2.1 schemas: " + q)
 	}
 	return n
 }
 
-// RegisterName is the Name of a prefixed name, as MustName, registered if the UBL 2.1 schemas do not
+// RegisterName is the Name of a name written as for MustName, registered if the UBL 2.1 schemas do not
 // have it: an official rule may name an element no schema declares (cbc:Xpath for cbc:XPath), and a
 // document, schema-invalid, may still hold one, which the rule then reports.
-func RegisterName(q string) xmltree.Name {
-	p, local, _ := strings.Cut(q, ":")
-	space, ok := prefixes[p]
+func RegisterName(q string) xmltree.Name { return xmltree.Register(splitName(q)) }
+
+// splitName is the namespace and local name of "prefix:Local" or "local"; an unknown prefix panics.
+func splitName(q string) (space, local string) {
+	p, local, ok := strings.Cut(q, ":")
 	if !ok {
+		return "", q
+	}
+	if space = prefixes[p]; space == "" {
 		panic("rules: unknown prefix in " + q)
 	}
-	return xmltree.Register(space, local)
+	return space, local
 }
 
 type axis uint8

@@ -516,7 +516,6 @@ static void on_cdata(void *ctx, const xmlChar *ch, int len) {
 	if (r->cdata_in_len == 0 || p->cdata_in[r->cdata_in_len - 1] != id) {
 		if (!reserve((void **)&p->cdata_in, &p->cdata_in_cap, r->cdata_in_len, 1, sizeof *p->cdata_in)) return stop(p, EINV_STOP_OOM);
 		p->cdata_in[r->cdata_in_len++] = id;
-		r->cdata_in = p->cdata_in;
 	}
 	on_text(ctx, ch, len);
 }
@@ -753,6 +752,7 @@ void einv_parse(einv_parser *p, const char *data, int len, long max_text, int ma
 	r->attrs = p->attrs;
 	r->data = p->data;
 	r->new_names = p->new_names;
+	r->cdata_in = p->cdata_in;
 	r->names_total = p->names_len;
 	r->kept_bytes = p->nodes_cap * sizeof *p->nodes + p->attrs_cap * sizeof *p->attrs + p->data_cap + p->new_names_cap + p->text_cap + p->cdata_in_cap * sizeof *p->cdata_in;
 }
