@@ -88,7 +88,6 @@ const (
 	supplierVAT  = "./cac:AccountingSupplierParty/cac:Party/cac:PartyTaxScheme/cbc:CompanyID"
 	taxRepVAT    = "./cac:TaxRepresentativeParty/cac:PartyTaxScheme/cbc:CompanyID"
 	subtotal     = "./cac:TaxTotal/cac:TaxSubtotal"
-	categoryIDs  = "//cac:TaxCategory/cbc:ID"    // the subtotal's and, after docCharge, the charge's
 	lineCategory = "//cac:ClassifiedTaxCategory" // both lines'
 	firstLine    = "./cac:InvoiceLine[1]"
 	attachment   = "./cac:AdditionalDocumentReference/cac:Attachment/cbc:EmbeddedDocumentBinaryObject"
