@@ -3,6 +3,7 @@ package ubl
 import (
 	"fmt"
 	"maps"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -17,7 +18,7 @@ import (
 // mutant.Exercise) are put to work here by hand: each gets edits of a clean corpus document aimed at it,
 // and a few near misses beside. The transcription of the official rules judges every variant, ours must
 // agree, and every id aimed at must fire officially on one of its variants, but for the ids the official
-// rules can never fire (unreachable, with the reason).
+// rules can never fire (unreachable, with the reason). Each variant's schema verdict must be xmllint's.
 
 // targeted is one hand-made variant: the rule id it aims at, and its edits in order.
 type targeted struct {
@@ -254,6 +255,11 @@ func TestRulesAgreeWithTheTranscriptionOnTargetedEdits(t *testing.T) {
 				docs[fmt.Sprintf("%02d-%s.xml", i, v.id)] = b
 			}
 			official := oracle.Run(t, xsl, docs)
+			schemas, err := corpus.SchemaDir()
+			if err != nil {
+				t.Fatal(err)
+			}
+			valid := schemaVerdicts(t, filepath.Join(schemas, "maindoc", "UBL-"+c.root+"-2.1.xsd"), docs)
 			fired := map[string]bool{}
 			for _, name := range slices.Sorted(maps.Keys(docs)) {
 				o := official[name]
@@ -263,11 +269,15 @@ func TestRulesAgreeWithTheTranscriptionOnTargetedEdits(t *testing.T) {
 				for id := range o.Warning {
 					fired[id] = true
 				}
-				if d := disagreement(o, Validate(docs[name], c.profile, "en")); d != "" {
+				r := Validate(docs[name], c.profile, "en")
+				if d := disagreement(o, r); d != "" {
 					t.Errorf("%s: %s", name, d)
 				}
+				if r.XSDValid != valid[name] {
+					t.Errorf("%s: schema-valid %v, by xmllint %v", name, r.XSDValid, valid[name])
+				}
 			}
-			t.Logf("%d variants", len(docs))
+			t.Logf("%d variants, %d schema-valid", len(docs), len(valid))
 			for _, v := range c.targets {
 				why, never := unreachable[v.id]
 				switch {
