@@ -109,7 +109,8 @@ func docCharge(charge, category, percent string) edit {
 // lines) in another category at another rate.
 func standardBecomes(category, percent string) []edit {
 	return []edit{
-		set("//cac:TaxCategory[cbc:ID='S']/cbc:Percent", percent), set("//cac:ClassifiedTaxCategory[cbc:ID='S']/cbc:Percent", percent),
+		set("//cac:TaxCategory[cbc:ID='S']/cbc:Percent", percent),
+		set("//cac:ClassifiedTaxCategory[cbc:ID='S']/cbc:Percent", percent),
 		set("//cbc:ID[text()='S']", category),
 	}
 }
@@ -168,7 +169,8 @@ func ciusTargets(root, line string) []targeted {
 		add("BR-AA-03", with(noVATNumbers, docCharge("false", category, "13.00"))...)
 		add("BR-AA-04", with(noVATNumbers, docCharge("true", category, "13.00"))...)
 	}
-	add("BR-AA-03", drop(supplierVAT), docCharge("false", "AA", "13.00")) // the tax representative's number is enough
+	// The tax representative's number is enough.
+	add("BR-AA-03", drop(supplierVAT), docCharge("false", "AA", "13.00"))
 	for _, percent := range []string{"0", "-1", "-", "", "0.001"} {
 		add("BR-AA-06", docCharge("false", "AA", percent))
 		add("BR-AA-07", docCharge("true", "RED", percent))
@@ -213,7 +215,8 @@ func ciusTargets(root, line string) []targeted {
 		{"DT-CIUS-PT-020_7.3", "#HASHCODE@ATCERTIFIEDPROGRAM#"},
 	} {
 		add(tag.id, noteStarting(tag.prefix, func(e *etree.Element) { e.Parent().RemoveChild(e) }))
-		add(tag.id, noteStarting(tag.prefix, func(e *etree.Element) { e.SetText(" " + e.Text()) })) // counted as written, read normalised
+		// Counted as written, read normalised.
+		add(tag.id, noteStarting(tag.prefix, func(e *etree.Element) { e.SetText(" " + e.Text()) }))
 		add(tag.id, noteStarting(tag.prefix, func(e *etree.Element) { e.SetText(strings.Replace(e.Text(), "#", "#\n", 2)) }))
 	}
 	for _, amount := range []struct{ id, path string }{
