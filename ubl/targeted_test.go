@@ -93,7 +93,7 @@ const (
 )
 
 // docCharge is a document-level allowance (charge "false") or charge ("true") in a tax category, at a
-// rate ("-": no rate), put before the document's first.
+// rate ("-": no rate), put after the document's own, just before its tax total.
 func docCharge(charge, category, percent string) edit {
 	p := ""
 	if percent != "-" {
