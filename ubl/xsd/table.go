@@ -315,14 +315,14 @@ func (s *schemaSet) parseParticle(t string) (*particle, string, error) {
 		return nil, "", fmt.Errorf("particle expected at %q", t)
 	}
 	t = t[1:]
-	word := func() string {
+	next := func() string { // the next word of the particle
 		var w string
 		w, t = particleWord(t)
 		return w
 	}
 	p := s.newParticle()
-	kind := word()
-	p.min, p.max = atoi(word()), atoi(word())
+	kind := next()
+	p.min, p.max = atoi(next()), atoi(next())
 	switch kind {
 	case "seq", "choice", "all":
 		p.kind = groupKinds[kind]
@@ -339,13 +339,13 @@ func (s *schemaSet) parseParticle(t string) (*particle, string, error) {
 			t = rest
 		}
 	case "ref":
-		p.kind, p.name = pRef, s.names[atoi(word())]
+		p.kind, p.name = pRef, s.names[atoi(next())]
 	case "el":
-		p.kind, p.name = pEl, s.names[atoi(word())]
-		p.typ = atoi(word())
+		p.kind, p.name = pEl, s.names[atoi(next())]
+		p.typ = atoi(next())
 	case "any":
 		p.kind = pAny
-		w, err := parseWildcard(word())
+		w, err := parseWildcard(next())
 		if err != nil {
 			return nil, "", err
 		}
