@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"os"
@@ -19,7 +19,7 @@ func writeFile(t *testing.T, name, body string) string {
 
 // The documented example is the defaults, key for key, and decodes strictly.
 func TestExampleConfigIsTheDefaults(t *testing.T) {
-	cfg, err := loadConfig(writeFile(t, "c.toml", exampleConfig))
+	cfg, err := loadConfig(writeFile(t, "c.toml", ExampleConfig))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"bytes"
@@ -13,7 +13,7 @@ import (
 func runCLI(t *testing.T, args ...string) (int, string, string) {
 	t.Helper()
 	var out, errOut bytes.Buffer
-	code := run(args, &out, &errOut)
+	code := Run(args, &out, &errOut)
 	return code, out.String(), errOut.String()
 }
 
@@ -125,7 +125,7 @@ func TestAdminCommands(t *testing.T) {
 }
 
 func TestTopLevelCommands(t *testing.T) {
-	if code, out, _ := runCLI(t, "--new-config"); code != 0 || out != exampleConfig {
+	if code, out, _ := runCLI(t, "--new-config"); code != 0 || out != ExampleConfig {
 		t.Fatalf("--new-config: %d", code)
 	}
 	if code, out, _ := runCLI(t, "version"); code != 0 || !strings.HasPrefix(out, "einvoice ") {

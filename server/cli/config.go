@@ -1,7 +1,6 @@
-package main
+package cli
 
 import (
-	_ "embed"
 	"encoding/hex"
 	"errors"
 	"fmt"
@@ -18,9 +17,6 @@ import (
 
 	"github.com/BurntSushi/toml"
 )
-
-//go:embed config.example.toml
-var exampleConfig string
 
 // Config is the whole configuration file; each package owns the type of its own section.
 type Config struct {
