@@ -74,16 +74,33 @@ type Config struct {
 // TestMode reports whether the installation runs as a test environment.
 func (c Config) TestMode() bool { return c.Environment.Mode == "test" }
 
-// Server is the running service.
-type Server struct {
+// Workflow is the service's one workflow layer: every change of state (issuing and editing, receiving,
+// decisions, process states, tokens, and the support team's configuration) is one of its methods,
+// taking plain values and returning a result or an error the error registry maps to the API's
+// envelopes. API handlers, the admin commands and, as they come, the portal and the EDI connectors all
+// call these methods; none of them changes state on its own.
+type Workflow struct {
 	cfg     Config
 	store   *store.Store
 	log     *slog.Logger
+	metrics *metrics
+	jobs    *jobRunner // wakes the background jobs after a commit; they run only under Server.Run
+	now     func() time.Time
+}
+
+// NewWorkflow builds the workflow layer on an open store, for a front end that does not serve HTTP
+// (the admin commands).
+func NewWorkflow(cfg Config, st *store.Store, log *slog.Logger) *Workflow {
+	w := &Workflow{cfg: cfg, store: st, log: log, metrics: newMetrics(prometheus.NewRegistry()), now: time.Now}
+	w.jobs = newJobRunner(log, w.metrics, cfg.Jobs.Timeout)
+	return w
+}
+
+// Server is the running service: the HTTP front end and the background jobs over the workflow layer.
+type Server struct {
+	*Workflow
 	echo    *echo.Echo
 	limiter *rateLimiter
-	metrics *metrics
-	jobs    *jobRunner
-	now     func() time.Time
 
 	listenAddr  atomic.Pointer[string] // the address Run serves on, for links when no public URL is set
 	webhookOnce sync.Once
@@ -93,14 +110,9 @@ type Server struct {
 // New builds the service on an open store. Call Run to serve, or use Handler in tests.
 func New(cfg Config, st *store.Store, log *slog.Logger) *Server {
 	s := &Server{
-		cfg:     cfg,
-		store:   st,
-		log:     log,
-		limiter: newRateLimiter(cfg.RateLimit.RequestsPerMinute, time.Minute, cfg.RateLimit.BlockFor),
-		metrics: newMetrics(prometheus.NewRegistry()),
-		now:     time.Now,
+		Workflow: NewWorkflow(cfg, st, log),
+		limiter:  newRateLimiter(cfg.RateLimit.RequestsPerMinute, time.Minute, cfg.RateLimit.BlockFor),
 	}
-	s.jobs = newJobRunner(log, s.metrics, cfg.Jobs.Timeout)
 	s.echo = s.routes()
 	return s
 }
