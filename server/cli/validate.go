@@ -13,13 +13,16 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"time"
 
 	"einvoice/ubl"
 )
 
 // validateCmd is `einvoice validate [--profile P] [--json] [--lang pt|en] PATH...`. Folders are walked for
 // *.xml. Files are validated on every core, and reported in the order given (a folder's files sorted by
-// path). Exit 0 when no file is rejected, 1 when any is, 2 for usage or I/O errors.
+// path). When a folder or several files are given, a totals line ends the report (on standard error with
+// --json, so that standard output stays one JSON object a line). Exit 0 when no file is rejected, 1 when
+// any is, 2 for usage or I/O errors.
 func validateCmd(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("validate", flag.ContinueOnError)
 	fs.SetOutput(stderr)
@@ -45,7 +48,7 @@ func validateCmd(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "einvoice validate:", err)
 		return 2
 	}
-	code := 0
+	code, rejected, started := 0, 0, time.Now()
 	out := bufio.NewWriterSize(stdout, 64<<10)
 	defer out.Flush()
 	stop := make(chan struct{})
@@ -61,6 +64,7 @@ func validateCmd(args []string, stdout, stderr io.Writer) int {
 		}
 		if o.r.Rejected() {
 			code = 1
+			rejected++
 		}
 		if *asJSON {
 			out.Write(*o.line)
@@ -68,6 +72,16 @@ func validateCmd(args []string, stdout, stderr io.Writer) int {
 			continue
 		}
 		printReport(out, f, o.r)
+	}
+	if len(files) > 1 || len(files) != len(fs.Args()) {
+		totals := out
+		if *asJSON {
+			out.Flush()
+			totals = bufio.NewWriter(stderr)
+			defer totals.Flush()
+		}
+		fmt.Fprintf(totals, "%d files: %d accepted, %d rejected, in %s\n", len(files), len(files)-rejected, rejected,
+			time.Since(started).Round(time.Millisecond))
 	}
 	return code
 }

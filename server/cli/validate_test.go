@@ -70,10 +70,17 @@ func TestValidateCommandKeepsOrder(t *testing.T) {
 		}
 		want = append(want, name)
 	}
-	code, out, _ := runCLI(t, "validate", "--json", folder)
+	code, out, errOut := runCLI(t, "validate", "--json", folder)
 	lines := strings.Split(strings.TrimSpace(out), "\n")
 	if code != 1 || len(lines) != len(want) {
 		t.Fatalf("exit %d, %d lines", code, len(lines))
+	}
+	if !strings.HasPrefix(errOut, "40 files: 27 accepted, 13 rejected, in ") {
+		t.Fatalf("totals on stderr: %q", errOut)
+	}
+	code, out, _ = runCLI(t, "validate", folder)
+	if last := out[strings.LastIndex(strings.TrimSuffix(out, "\n"), "\n")+1:]; code != 1 || !strings.HasPrefix(last, "40 files: 27 accepted, 13 rejected, in ") {
+		t.Fatalf("text report: exit %d, last line %q", code, last)
 	}
 	for i, l := range lines {
 		var line struct {
@@ -91,7 +98,7 @@ func TestValidateCommandKeepsOrder(t *testing.T) {
 	if err := os.Symlink(filepath.Join(folder, "nowhere"), filepath.Join(folder, "20a.xml")); err != nil {
 		t.Fatal(err)
 	}
-	code, out, errOut := runCLI(t, "validate", "--json", folder)
+	code, out, errOut = runCLI(t, "validate", "--json", folder)
 	if lines := strings.Split(strings.TrimSpace(out), "\n"); code != 2 || len(lines) != 21 || !strings.Contains(errOut, "20a.xml") {
 		t.Fatalf("unreadable file: exit %d, %d lines, stderr %q", code, len(lines), errOut)
 	}
