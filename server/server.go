@@ -69,6 +69,7 @@ type Config struct {
 	Jobs        JobsConfig
 	Webhooks    WebhooksConfig
 	Mail        MailConfig
+	Portal      PortalConfig
 }
 
 // TestMode reports whether the installation runs as a test environment.
@@ -86,12 +87,14 @@ type Workflow struct {
 	metrics *metrics
 	jobs    *jobRunner // wakes the background jobs after a commit; they run only under Server.Run
 	now     func() time.Time
+	logins  *loginThrottle // failed portal sign-ins
 }
 
 // NewWorkflow builds the workflow layer on an open store, for a front end that does not serve HTTP
 // (the admin commands).
 func NewWorkflow(cfg Config, st *store.Store, log *slog.Logger) *Workflow {
-	w := &Workflow{cfg: cfg, store: st, log: log, metrics: newMetrics(prometheus.NewRegistry()), now: time.Now}
+	w := &Workflow{cfg: cfg, store: st, log: log, metrics: newMetrics(prometheus.NewRegistry()), now: time.Now,
+		logins: newLoginThrottle(cfg.Portal)}
 	w.jobs = newJobRunner(log, w.metrics, cfg.Jobs.Timeout)
 	return w
 }

@@ -38,6 +38,7 @@ func testConfig() Config {
 		Environment: EnvironmentConfig{Mode: "production"},
 		Jobs:        JobsConfig{MaintenanceInterval: time.Minute, Timeout: time.Minute},
 		Mail:        DefaultMail(),
+		Portal:      DefaultPortal(),
 	}
 }
 

@@ -28,6 +28,7 @@ type Config struct {
 	Jobs        server.JobsConfig        `toml:"jobs"`
 	Webhooks    server.WebhooksConfig    `toml:"webhooks"`
 	Mail        server.MailConfig        `toml:"mail"`
+	Portal      server.PortalConfig      `toml:"portal"`
 	Log         LogConfig                `toml:"log"`
 }
 
@@ -68,6 +69,7 @@ func defaultConfig() Config {
 		Jobs:        server.JobsConfig{MaintenanceInterval: 10 * time.Minute, Timeout: 5 * time.Minute},
 		Webhooks:    server.DefaultWebhooks(),
 		Mail:        server.DefaultMail(),
+		Portal:      server.DefaultPortal(),
 		Log:         LogConfig{Level: "info", Format: "text"},
 	}
 }
@@ -151,6 +153,8 @@ func (c Config) validate() error {
 		"mail.smtp.tls must be starttls, opportunistic, tls or none")
 	check(m.Bounces.MaxSize >= 1<<10 && m.Bounces.Interval > 0, "mail.bounces.max_size must be at least 1024 and mail.bounces.interval positive")
 	check(m.Bounces.TLS == "tls" || m.Bounces.TLS == "starttls" || m.Bounces.TLS == "none", "mail.bounces.imap_tls must be tls, starttls or none")
+	check(c.Portal.SessionTTL >= time.Minute && c.Portal.LoginFailures > 0 && c.Portal.LoginFailureReset > 0,
+		"portal.session_ttl must be at least 1m, portal.login_failures and portal.login_failure_reset positive")
 	check(c.Log.Format == "text" || c.Log.Format == "json", "log.format must be \"text\" or \"json\"")
 	var lvl slog.Level
 	check(lvl.UnmarshalText([]byte(c.Log.Level)) == nil, "log.level %q is not a level", c.Log.Level)
@@ -167,6 +171,7 @@ func (c Config) serverConfig() server.Config {
 		Jobs:        c.Jobs,
 		Webhooks:    c.Webhooks,
 		Mail:        c.mailConfig(),
+		Portal:      c.Portal,
 	}
 }
 
