@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"einvoice/signing"
@@ -29,6 +30,22 @@ type DemoCredentials struct {
 	ClientSecret  string       `json:"client_secret"`
 	PlatformToken string       `json:"platform_token"`
 	Entities      []DemoEntity `json:"entities"`
+	Portal        DemoPortal   `json:"portal"`
+}
+
+// DemoPortal is where the demo's portal is and who can sign in to it.
+type DemoPortal struct {
+	URL   string     `json:"url"`
+	Users []DemoUser `json:"users"`
+}
+
+// DemoUser is a portal user of the demo: an administrator of each test entity, and a support user
+// (EntityNIF null).
+type DemoUser struct {
+	Username  string  `json:"username"`
+	Password  string  `json:"password"`
+	Role      string  `json:"role"`
+	EntityNIF *string `json:"entity_nif"`
 }
 
 // DemoEntity is one test entity in the credentials file.
@@ -123,6 +140,11 @@ func EnsureDemo(ctx context.Context, st *store.Store, dataDir, apiBase string) (
 			}
 		}
 	}
+	creds.Portal = DemoPortal{URL: strings.TrimSuffix(apiBase, "/api/v1/pt") + "/portal/"}
+	if creds.Portal.Users, err = ensureDemoUsers(ctx, st, entities, previous.Portal.Users); err != nil {
+		return creds, err
+	}
+
 	raw, _ := json.Marshal(demoState{ClientID: client.ClientID, PlatformTokenID: token.ID})
 	if err := st.SetSetting(ctx, demoSettingKey, string(raw)); err != nil {
 		return creds, err
@@ -143,6 +165,50 @@ func ensureDemoSeal(ctx context.Context, st *store.Store, e store.Entity) error 
 		return err
 	}
 	return KeepSeal(ctx, st, e.ID, seal)
+}
+
+// demoUsernames are the demo's portal users: one per test entity, then the support user.
+var demoUsernames = []string{"fornecedor", "cliente", "suporte"}
+
+// ensureDemoUsers makes the demo's portal users. A password is kept only as a hash, so the one in the
+// previous credentials file is kept while it still signs in; otherwise a new one is set.
+func ensureDemoUsers(ctx context.Context, st *store.Store, entities []store.Entity, previous []DemoUser) ([]DemoUser, error) {
+	known := map[string]string{}
+	for _, u := range previous {
+		known[u.Username] = u.Password
+	}
+	var out []DemoUser
+	for i, name := range demoUsernames {
+		du := DemoUser{Username: name, Password: known[name], Role: RoleSupport}
+		if i < len(entities) {
+			nif := entities[i].NIF
+			du.Role, du.EntityNIF = store.RoleAdmin, &nif
+		}
+		u, hash, err := st.UserByUsername(ctx, name)
+		switch {
+		case errors.Is(err, store.ErrNotFound):
+			du.Password = store.RandomToken(8)
+			u, err = st.CreateUser(ctx, store.NewUser{Username: name, PasswordHash: store.HashPassword(du.Password), Support: du.EntityNIF == nil})
+		case err == nil:
+			if ok, _ := store.CheckPassword(hash, du.Password); !ok || du.Password == "" {
+				du.Password = store.RandomToken(8)
+				err = st.SetPasswordHash(ctx, u.ID, store.HashPassword(du.Password), 0)
+			}
+			if err == nil && u.Disabled {
+				err = st.SetUserDisabled(ctx, u.ID, false)
+			}
+		}
+		if err != nil {
+			return nil, fmt.Errorf("demo user %s: %w", name, err)
+		}
+		if du.EntityNIF != nil {
+			if err := st.SetMembership(ctx, u.ID, entities[i].ID, store.RoleAdmin); err != nil {
+				return nil, err
+			}
+		}
+		out = append(out, du)
+	}
+	return out, nil
 }
 
 // ReadDemoCredentials reads the credentials file of a demo installation.

@@ -15,6 +15,7 @@ import (
 	"syscall"
 
 	"einvoice/server"
+	"einvoice/server/portal"
 	"einvoice/store"
 )
 
@@ -130,7 +131,12 @@ func serve(args []string, stderr io.Writer) int {
 	}
 	log.Info("einvoice serving", "version", Version, "api", base+"/api/v1/pt", "mode", cfg.Environment.Mode,
 		"data", cfg.Storage.DataDir)
-	if err := server.New(cfg.serverConfig(), st, log).Run(ctx, ln); err != nil {
+	srv := server.New(cfg.serverConfig(), st, log)
+	if err := portal.Mount(srv, log); err != nil {
+		log.Error("building the portal", "err", err)
+		return 1
+	}
+	if err := srv.Run(ctx, ln); err != nil {
 		log.Error("serving", "err", err)
 		return 1
 	}
@@ -172,14 +178,21 @@ func trimSlash(s string) string {
 func printDemo(w io.Writer, base, dataDir, mailOutbox string, c server.DemoCredentials) {
 	fmt.Fprintf(w, `
 einvoice demo installation (test mode)
-  server:          %s/   (API only: the web portal is not built yet)
+  portal:          %s
   API:             %s
   client_id:       %s
   client_secret:   %s
   platform token:  %s
-`, base, c.APIBase, c.ClientID, c.ClientSecret, c.PlatformToken)
+`, c.Portal.URL, c.APIBase, c.ClientID, c.ClientSecret, c.PlatformToken)
 	for _, e := range c.Entities {
 		fmt.Fprintf(w, "  entity:          %s  NIF %s%s  public key %s\n", e.Name, e.Country, e.NIF, e.PublicKey)
+	}
+	for _, u := range c.Portal.Users {
+		at := "every entity"
+		if u.EntityNIF != nil {
+			at = "NIF " + *u.EntityNIF
+		}
+		fmt.Fprintf(w, "  portal user:     %-11s password %s  (%s, %s)\n", u.Username, u.Password, u.Role, at)
 	}
 	fmt.Fprintf(w, "  written to       %s/%s\n", dataDir, server.DemoCredentialsFile)
 	if mailOutbox != "" {

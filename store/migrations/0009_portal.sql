@@ -31,3 +31,7 @@ CREATE TABLE sessions (
 );
 CREATE INDEX sessions_user ON sessions (user_id);
 CREATE INDEX sessions_expiry ON sessions (expires_at);
+
+-- The portal lists an entity's issued documents by emission date (received ones have their index).
+CREATE INDEX documents_issuer_date ON documents (issuer_id, emission_date, id);
+
