@@ -1,0 +1,374 @@
+package portal
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"einvoice/server"
+	"einvoice/server/i18n"
+	"einvoice/store"
+)
+
+// site is a service with the portal on a fresh database: a supplier and a customer with an approved
+// connection, a third entity that has nothing to do with them, and a user at each.
+type site struct {
+	t                  *testing.T
+	srv                *server.Server
+	st                 *store.Store
+	http               *httptest.Server
+	supplier, customer store.Entity
+	stranger           store.Entity
+	clientID, secret   string
+}
+
+const password = "a long password"
+
+func newSite(t *testing.T, tweak ...func(*server.Config)) *site {
+	t.Helper()
+	cfg := server.Config{
+		HTTP:      server.HTTPConfig{BodyLimit: 1 << 20, RequestTimeout: 10 * time.Second, ShutdownTimeout: time.Second},
+		Auth:      server.AuthConfig{AccessTokenTTL: 30 * time.Minute, TimestampSkew: 300 * time.Second},
+		RateLimit: server.RateLimitConfig{RequestsPerMinute: 1000, BlockFor: time.Minute},
+		Jobs:      server.JobsConfig{MaintenanceInterval: time.Minute, Timeout: time.Minute},
+		Mail:      server.DefaultMail(),
+		Portal:    server.DefaultPortal(),
+	}
+	cfg.Environment.Mode = "production"
+	for _, f := range tweak {
+		f(&cfg)
+	}
+	ctx := context.Background()
+	st, err := store.Open(ctx, t.TempDir(), []byte("portal test secret key 0123"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	log := slog.New(slog.NewTextHandler(io.Discard, nil))
+	s := &site{t: t, st: st, srv: server.New(cfg, st, log)}
+	if err := Mount(s.srv, log); err != nil {
+		t.Fatal(err)
+	}
+	s.http = httptest.NewServer(s.srv.Handler())
+	t.Cleanup(s.http.Close)
+	s.supplier = s.entity("Fornecedor, Lda.", "508025338")
+	s.customer = s.entity("Cliente, S.A.", "500000000")
+	s.stranger = s.entity("Outra, Lda.", "503504564")
+	if _, err := st.CreateConnection(ctx, store.NewConnection{FromEntityID: s.supplier.ID, ToEntityID: s.customer.ID,
+		State: store.ConnApproved}); err != nil {
+		t.Fatal(err)
+	}
+	client, secret, err := st.CreateClient(ctx, "erp", server.AllScopes)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.clientID, s.secret = client.ClientID, secret
+	if err := st.Authorize(ctx, client.ID, s.supplier.ID); err != nil {
+		t.Fatal(err)
+	}
+	for _, u := range []server.NewUser{
+		{Username: "fornecedor", Password: password, Role: store.RoleOperator, EntityID: s.supplier.ID},
+		{Username: "cliente", Password: password, Role: store.RoleViewer, EntityID: s.customer.ID},
+		{Username: "outra", Password: password, Role: store.RoleAdmin, EntityID: s.stranger.ID},
+		{Username: "suporte", Password: password, Role: server.RoleSupport},
+	} {
+		if _, err := s.srv.CreateUser(ctx, u); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return s
+}
+
+func (s *site) entity(name, nif string) store.Entity {
+	e, err := s.st.CreateEntity(context.Background(), store.NewEntity{Name: name, Country: "PT", NIF: nif})
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	return e
+}
+
+// issue creates the sample invoice under number through the API, as the supplier.
+func (s *site) issue(number string) {
+	s.t.Helper()
+	xml, err := os.ReadFile(filepath.Join("..", "..", "docs", "sample-invoice.xml"))
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	ts, nonce := strconv.FormatInt(time.Now().Unix(), 10), "n"+strconv.FormatInt(time.Now().UnixNano(), 36)
+	form := url.Values{"grant_type": {"client_credentials"}, "client_id": {s.clientID}, "timestamp": {ts}, "nonce": {nonce},
+		"signature": {server.RequestSignature(s.clientID, ts, nonce, []byte(s.secret))}}
+	resp, err := http.PostForm(s.http.URL+"/api/v1/pt/oauth2/token", form)
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	var tok struct {
+		AccessToken string `json:"access_token"`
+	}
+	json.NewDecoder(resp.Body).Decode(&tok)
+	resp.Body.Close()
+	body := strings.ReplaceAll(string(xml), "FT 2026/128", number)
+	req, _ := http.NewRequest(http.MethodPost, s.http.URL+"/api/v1/pt/apps/documentsUBL", strings.NewReader(body))
+	req.Header.Set("Content-Type", "application/xml")
+	req.Header.Set("Authorization", "Bearer "+tok.AccessToken)
+	req.Header.Set("entity", s.supplier.PublicKey)
+	resp, err = http.DefaultClient.Do(req)
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	b, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusCreated {
+		s.t.Fatalf("issuing %s: %d %s", number, resp.StatusCode, b)
+	}
+}
+
+// browser is a cookie-keeping client that does not follow redirects.
+type browser struct {
+	t       *testing.T
+	site    *site
+	cookies map[string]*http.Cookie
+	lang    string
+}
+
+func (s *site) browser() *browser {
+	return &browser{t: s.t, site: s, cookies: map[string]*http.Cookie{}}
+}
+
+func (b *browser) do(method, path string, form url.Values, headers ...string) (*http.Response, string) {
+	b.t.Helper()
+	var body io.Reader
+	if form != nil {
+		body = strings.NewReader(form.Encode())
+	}
+	req, _ := http.NewRequest(method, b.site.http.URL+path, body)
+	if form != nil {
+		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+		req.Header.Set("Origin", b.site.http.URL)
+		req.Header.Set("Sec-Fetch-Site", "same-origin")
+	}
+	if b.lang != "" {
+		req.Header.Set("Accept-Language", b.lang)
+	}
+	for i := 0; i+1 < len(headers); i += 2 {
+		req.Header.Set(headers[i], headers[i+1])
+	}
+	for _, c := range b.cookies {
+		req.AddCookie(c)
+	}
+	client := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	resp, err := client.Do(req)
+	if err != nil {
+		b.t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	for _, c := range resp.Cookies() {
+		if c.MaxAge < 0 {
+			delete(b.cookies, c.Name)
+		} else {
+			b.cookies[c.Name] = c
+		}
+	}
+	out, _ := io.ReadAll(resp.Body)
+	return resp, string(out)
+}
+
+func (b *browser) login(username string) {
+	b.t.Helper()
+	resp, body := b.do(http.MethodPost, "/portal/login", url.Values{"username": {username}, "password": {password}})
+	if resp.StatusCode != http.StatusSeeOther {
+		b.t.Fatalf("login %s: %d %s", username, resp.StatusCode, body)
+	}
+}
+
+func TestSignInSessionAndCookies(t *testing.T) {
+	s := newSite(t)
+	b := s.browser()
+	if resp, _ := b.do(http.MethodGet, "/", nil); resp.StatusCode != http.StatusFound || resp.Header.Get("Location") != "/portal/" {
+		t.Fatalf("/: %d %s", resp.StatusCode, resp.Header.Get("Location"))
+	}
+	resp, _ := b.do(http.MethodGet, "/portal/issued?state=sent", nil)
+	if resp.StatusCode != http.StatusSeeOther || resp.Header.Get("Location") != "/portal/login?next="+url.QueryEscape("/portal/issued?state=sent") {
+		t.Fatalf("signed out: %d %s", resp.StatusCode, resp.Header.Get("Location"))
+	}
+	resp, body := b.do(http.MethodGet, "/portal/login", nil)
+	if resp.StatusCode != 200 || !strings.Contains(body, `name="username"`) || !strings.Contains(body, `name="password"`) {
+		t.Fatalf("login form: %d", resp.StatusCode)
+	}
+	csp := resp.Header.Get("Content-Security-Policy")
+	if !strings.Contains(csp, "script-src 'self'") || strings.Contains(csp, "unsafe-inline") || strings.Contains(body, "<script>") ||
+		regexp.MustCompile(`\sstyle=|\son[a-z]+=`).MatchString(body) {
+		t.Fatalf("CSP %q or inline script/style in the page", csp)
+	}
+
+	resp, body = b.do(http.MethodPost, "/portal/login", url.Values{"username": {"fornecedor"}, "password": {"wrong one!!"}})
+	if resp.StatusCode != http.StatusUnauthorized || b.cookies[sessionCookie] != nil || !strings.Contains(body, i18n.T("pt", "login.failed")) {
+		t.Fatalf("wrong password: %d", resp.StatusCode)
+	}
+	resp, _ = b.do(http.MethodPost, "/portal/login", url.Values{"username": {"fornecedor"}, "password": {password},
+		"next": {"//evil.example/x"}})
+	c := b.cookies[sessionCookie]
+	if resp.StatusCode != http.StatusSeeOther || resp.Header.Get("Location") != "/portal/" || c == nil {
+		t.Fatalf("login: %d %s", resp.StatusCode, resp.Header.Get("Location"))
+	}
+	if !c.HttpOnly || c.SameSite != http.SameSiteLaxMode || c.Secure || c.Path != "/portal/" || len(c.Value) < 64 {
+		t.Fatalf("session cookie %+v", c)
+	}
+	if resp, body = b.do(http.MethodGet, "/portal/", nil); resp.StatusCode != 200 || !strings.Contains(body, "Fornecedor, Lda.") {
+		t.Fatalf("dashboard: %d", resp.StatusCode)
+	}
+
+	// A form posted from another site is refused, even with the session cookie.
+	resp, _ = b.do(http.MethodPost, "/portal/logout", url.Values{}, "Origin", "https://evil.example", "Sec-Fetch-Site", "cross-site")
+	if resp.StatusCode != http.StatusForbidden {
+		t.Fatalf("cross-site logout: %d", resp.StatusCode)
+	}
+	if resp, _ = b.do(http.MethodGet, "/portal/", nil); resp.StatusCode != 200 {
+		t.Fatalf("session lost to a cross-site post: %d", resp.StatusCode)
+	}
+
+	token := b.cookies[sessionCookie].Value
+	if resp, _ = b.do(http.MethodPost, "/portal/logout", url.Values{}); resp.StatusCode != http.StatusSeeOther || b.cookies[sessionCookie] != nil {
+		t.Fatalf("logout: %d", resp.StatusCode)
+	}
+	b.cookies[sessionCookie] = &http.Cookie{Name: sessionCookie, Value: token}
+	if resp, _ = b.do(http.MethodGet, "/portal/", nil); resp.StatusCode != http.StatusSeeOther {
+		t.Fatalf("the ended session still works: %d", resp.StatusCode)
+	}
+}
+
+func TestSecureCookieBehindHTTPS(t *testing.T) {
+	s := newSite(t, func(c *server.Config) { c.HTTP.PublicURL = "https://einvoice.example" })
+	b := s.browser()
+	b.login("fornecedor")
+	if c := b.cookies[sessionCookie]; c == nil || !c.Secure {
+		t.Fatalf("cookie %+v", c)
+	}
+}
+
+func TestListsShowOnlyTheEntitysDocuments(t *testing.T) {
+	s := newSite(t)
+	for i := range 3 {
+		s.issue(fmt.Sprintf("FT 2026/%d", 500+i))
+	}
+	supplier, customer, stranger, support := s.browser(), s.browser(), s.browser(), s.browser()
+	supplier.login("fornecedor")
+	customer.login("cliente")
+	stranger.login("outra")
+	support.login("suporte")
+
+	rows := regexp.MustCompile(`<tr><td><a href="/portal/documents/[^"]+">([^<]+)</a>`)
+	numbers := func(b *browser, path string) []string {
+		t.Helper()
+		resp, body := b.do(http.MethodGet, path, nil)
+		if resp.StatusCode != 200 {
+			t.Fatalf("%s: %d", path, resp.StatusCode)
+		}
+		var out []string
+		for _, m := range rows.FindAllStringSubmatch(body, -1) {
+			out = append(out, m[1])
+		}
+		return out
+	}
+	if got := numbers(supplier, "/portal/issued?sort=number"); strings.Join(got, ",") != "FT 2026/500,FT 2026/501,FT 2026/502" {
+		t.Fatalf("issued, by number: %v", got)
+	}
+	if got := numbers(supplier, "/portal/issued?number=501"); len(got) != 1 || got[0] != "FT 2026/501" {
+		t.Fatalf("number filter: %v", got)
+	}
+	if got := numbers(supplier, "/portal/issued?state=rejected"); len(got) != 0 {
+		t.Fatalf("state filter: %v", got)
+	}
+	if got := numbers(supplier, "/portal/issued?rows=2&page=2&sort=number"); len(got) != 1 || got[0] != "FT 2026/502" {
+		t.Fatalf("second page of two rows: %v", got)
+	}
+	if got := numbers(supplier, "/portal/received"); len(got) != 0 {
+		t.Fatalf("the supplier received: %v", got)
+	}
+	if got := numbers(customer, "/portal/received?nif=PT508025338"); len(got) != 3 {
+		t.Fatalf("the customer received: %v", got)
+	}
+	if got := numbers(customer, "/portal/issued"); len(got) != 0 {
+		t.Fatalf("the customer issued: %v", got)
+	}
+	// The stranger sees nothing and cannot switch to another entity.
+	for _, path := range []string{"/portal/issued", "/portal/received", "/portal/tosend"} {
+		if got := numbers(stranger, path); len(got) != 0 {
+			t.Fatalf("stranger %s: %v", path, got)
+		}
+	}
+	resp, _ := stranger.do(http.MethodPost, "/portal/entity", url.Values{"entity": {"PT508025338"}, "next": {"/portal/issued"}})
+	if resp.StatusCode != http.StatusSeeOther {
+		t.Fatalf("switch: %d", resp.StatusCode)
+	}
+	if got := numbers(stranger, "/portal/issued"); len(got) != 0 {
+		t.Fatalf("stranger switched to another entity: %v", got)
+	}
+	// Support switches to any entity.
+	support.do(http.MethodPost, "/portal/entity", url.Values{"entity": {"PT500000000"}, "next": {"/portal/"}})
+	if got := numbers(support, "/portal/received"); len(got) != 3 {
+		t.Fatalf("support at the customer: %v", got)
+	}
+	_, body := support.do(http.MethodGet, "/portal/", nil)
+	if !strings.Contains(body, "Cliente, S.A.") || !strings.Contains(body, `<select id="entity-switch"`) {
+		t.Fatal("support's overview is not the chosen entity's, or has no switch")
+	}
+}
+
+func TestLanguageAndAccount(t *testing.T) {
+	s := newSite(t)
+	b := s.browser()
+	b.lang = "en-GB,en;q=0.9,pt;q=0.5"
+	if _, body := b.do(http.MethodGet, "/portal/login", nil); !strings.Contains(body, i18n.T("en", "login.title")) {
+		t.Fatal("Accept-Language en is not English")
+	}
+	b.do(http.MethodGet, "/portal/lang/pt?next=/portal/login", nil)
+	if _, body := b.do(http.MethodGet, "/portal/login", nil); !strings.Contains(body, i18n.T("pt", "login.title")) {
+		t.Fatal("the language switch is not kept")
+	}
+	b.login("fornecedor")
+	other := s.browser()
+	other.login("fornecedor")
+	resp, body := b.do(http.MethodPost, "/portal/account/password", url.Values{"current": {"not it at all"}, "password": {"brand new password"}})
+	if resp.StatusCode != http.StatusBadRequest || !strings.Contains(body, server.CodeWrongPassword.Msg("pt")) {
+		t.Fatalf("wrong current password: %d", resp.StatusCode)
+	}
+	if resp, _ = b.do(http.MethodPost, "/portal/account/password", url.Values{"current": {password}, "password": {"brand new password"}}); resp.StatusCode != http.StatusSeeOther {
+		t.Fatalf("change: %d", resp.StatusCode)
+	}
+	if resp, _ = other.do(http.MethodGet, "/portal/", nil); resp.StatusCode != http.StatusSeeOther {
+		t.Fatalf("the other session survived the password change: %d", resp.StatusCode)
+	}
+	_, body = b.do(http.MethodGet, "/portal/account", nil)
+	if !strings.Contains(body, i18n.T("pt", "account.password_changed")) || strings.Count(body, "<tr><td>") != 1 {
+		t.Fatal("account page after the change: no flash, or not one session")
+	}
+}
+
+// TestTemplatesUseOnlyCatalogueKeys checks every {{t "key"}} of the templates against the catalogue.
+func TestTemplatesUseOnlyCatalogueKeys(t *testing.T) {
+	files, _ := filepath.Glob(filepath.Join("..", "..", "web", "templates", "*.html"))
+	if len(files) == 0 {
+		t.Fatal("no templates found")
+	}
+	key := regexp.MustCompile(`\bt "([a-z_.]+)"`)
+	for _, f := range files {
+		b, _ := os.ReadFile(f)
+		for _, m := range key.FindAllStringSubmatch(string(b), -1) {
+			if !i18n.Has(m[1]) {
+				t.Errorf("%s: %q is not in the catalogue", filepath.Base(f), m[1])
+			}
+		}
+	}
+}
