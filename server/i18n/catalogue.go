@@ -41,6 +41,8 @@ var catalogue = map[string]Text{
 	"col.supplier":     {"Fornecedor", "Supplier"},
 	"col.amount":       {"Valor a pagar", "Amount due"},
 	"col.state":        {"Estado", "State"},
+	"col.currency":     {"Moeda", "Currency"},
+	"col.created":      {"Registado em", "Recorded at"},
 
 	"list.issued.title":   {"Documentos emitidos", "Issued documents"},
 	"list.received.title": {"Documentos recebidos", "Received documents"},

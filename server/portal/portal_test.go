@@ -302,13 +302,22 @@ func TestListsShowOnlyTheEntitysDocuments(t *testing.T) {
 	if got := numbers(customer, "/portal/issued"); len(got) != 0 {
 		t.Fatalf("the customer issued: %v", got)
 	}
+	resp, body := supplier.do(http.MethodGet, "/portal/issued.csv?number=50&sort=-number", nil)
+	lines := strings.Split(strings.TrimSpace(body), "\n")
+	if resp.StatusCode != 200 || resp.Header.Get("Content-Type") != "text/csv; charset=utf-8" || len(lines) != 4 ||
+		!strings.HasPrefix(lines[1], "FT 2026/502,") || !strings.Contains(lines[1], ",PT500000000,") {
+		t.Fatalf("CSV: %d %q", resp.StatusCode, lines)
+	}
+	if _, body := stranger.do(http.MethodGet, "/portal/issued.csv", nil); strings.Count(strings.TrimSpace(body), "\n") != 0 {
+		t.Fatalf("stranger's CSV: %q", body)
+	}
 	// The stranger sees nothing and cannot switch to another entity.
 	for _, path := range []string{"/portal/issued", "/portal/received", "/portal/tosend"} {
 		if got := numbers(stranger, path); len(got) != 0 {
 			t.Fatalf("stranger %s: %v", path, got)
 		}
 	}
-	resp, _ := stranger.do(http.MethodPost, "/portal/entity", url.Values{"entity": {"PT508025338"}, "next": {"/portal/issued"}})
+	resp, _ = stranger.do(http.MethodPost, "/portal/entity", url.Values{"entity": {"PT508025338"}, "next": {"/portal/issued"}})
 	if resp.StatusCode != http.StatusSeeOther {
 		t.Fatalf("switch: %d", resp.StatusCode)
 	}
@@ -320,7 +329,7 @@ func TestListsShowOnlyTheEntitysDocuments(t *testing.T) {
 	if got := numbers(support, "/portal/received"); len(got) != 3 {
 		t.Fatalf("support at the customer: %v", got)
 	}
-	_, body := support.do(http.MethodGet, "/portal/", nil)
+	_, body = support.do(http.MethodGet, "/portal/", nil)
 	if !strings.Contains(body, "Cliente, S.A.") || !strings.Contains(body, `<select id="entity-switch"`) {
 		t.Fatal("support's overview is not the chosen entity's, or has no switch")
 	}
