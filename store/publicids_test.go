@@ -65,3 +65,18 @@ func TestPublicIDsOfStoredRowsSurviveAReopen(t *testing.T) {
 		t.Fatalf("after reopen %+v, %v", again, err)
 	}
 }
+
+// BenchmarkPublicID is the cost of one identifier out and back in.
+func BenchmarkPublicID(b *testing.B) {
+	dir := b.TempDir()
+	s, err := Open(context.Background(), dir, key)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer s.Close()
+	for i := 0; b.Loop(); i++ {
+		if _, err := s.ParsePublicID(KindDocument, s.PublicID(KindDocument, int64(i+1))); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
