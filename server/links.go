@@ -67,6 +67,7 @@ func (s *Server) apiFileURL(c echo.Context, d store.Document) fileURL {
 // longer one (an edit that changes the customer), or after the configured lifetime. Its token holds
 // the expiry and an HMAC, under the installation's secret key, of all of these.
 
+// linkMACLen is how much of the HMAC a link's token carries: 144 bits.
 const linkMACLen = 18
 
 // publicLinkTTL is how long a public link works.
@@ -77,6 +78,7 @@ func (s *Server) publicLinkTTL() time.Duration {
 	return DefaultPublicLinkTTL
 }
 
+// linkMAC authenticates a link to one file of one version of a document, for one party, until expires.
 func (s *Server) linkMAC(d store.Document, party int64, file string, expires int64) []byte {
 	msg := strings.Join([]string{strconv.FormatInt(d.ID, 10), file, strconv.FormatInt(party, 10),
 		strconv.Itoa(d.Edits), strconv.FormatInt(expires, 10)}, "/")
@@ -102,6 +104,12 @@ func linkParties(d store.Document) []int64 {
 	}
 	return []int64{d.IssuerID}
 }
+
+// isParty tells whether an entity may still be told about the document (its links, its webhook events).
+func isParty(d store.Document, entityID int64) bool { return slices.Contains(linkParties(d), entityID) }
+
+// errNotAParty stops a webhook event for an entity that is no longer a party to its document.
+var errNotAParty = errors.New("the webhook's entity is no longer a party to the document")
 
 // linkValid tells whether token opens the file of the document as it is now.
 func (s *Server) linkValid(d store.Document, file, token string) bool {
@@ -175,9 +183,3 @@ func (s *Server) fileOf(ctx context.Context, d store.Document, file, lang string
 	}
 	return f, err
 }
-
-// errNotAParty stops a webhook event for an entity that is no longer a party to its document.
-var errNotAParty = errors.New("the webhook's entity is no longer a party to the document")
-
-// isParty tells whether an entity may still be told about the document.
-func isParty(d store.Document, entityID int64) bool { return slices.Contains(linkParties(d), entityID) }
