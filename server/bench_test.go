@@ -207,7 +207,9 @@ const seeded = 100000
 func BenchmarkGetDocument(b *testing.B) {
 	env := benchEnv(b)
 	seedDocuments(b, env, seeded)
-	timeGets(b, env, env.entity, func(i int) string { return fmt.Sprintf("/api/v1/en/apps/documents/%d", 1+(i*7919)%seeded) })
+	timeGets(b, env, env.entity, func(i int) string {
+		return "/api/v1/en/apps/documents/" + env.st.PublicID(store.KindDocument, int64(1+(i*7919)%seeded))
+	})
 }
 
 // BenchmarkListReceived is GET /apps/documents (a page of 15, with the total) for a recipient of

@@ -1,7 +1,6 @@
 package server
 
 import (
-	"strconv"
 	"time"
 
 	"einvoice/store"
@@ -74,11 +73,11 @@ func describe(table map[string]struct{ id, pt, en string }, alias, lang string) 
 
 func viewConnection(c store.Connection, lang string) connectionView {
 	v := connectionView{
-		ID: strconv.FormatInt(c.ID, 10), Person: c.Person, Reference: c.Reference, CreatedEntityName: c.From.Name,
+		ID: c.PublicID, Person: c.Person, Reference: c.Reference, CreatedEntityName: c.From.Name,
 		State:          describe(connectionStates, c.State, lang),
 		Type:           describe(connectionTypes, c.Kind, lang),
-		CreatedEntity:  entityBrief{strconv.FormatInt(c.From.ID, 10), c.From.Name, c.From.NIF},
-		ReceiverEntity: entityBrief{strconv.FormatInt(c.To.ID, 10), c.To.Name, c.To.NIF},
+		CreatedEntity:  entityBrief{c.From.PublicID, c.From.Name, c.From.NIF},
+		ReceiverEntity: entityBrief{c.To.PublicID, c.To.Name, c.To.NIF},
 		Observation:    c.Observation, Partner: c.Partner, CreatedAt: c.CreatedAt, UpdatedAt: c.UpdatedAt,
 	}
 	if c.Reason != "" {
@@ -92,7 +91,7 @@ func viewConnection(c store.Connection, lang string) connectionView {
 
 // getConnection is GET /apps/external-connections/{id}: a request the acting entity is part of, or 404.
 func (s *Server) getConnection(c echo.Context) error {
-	id, err := strconv.ParseInt(c.Param("id"), 10, 64)
+	id, err := s.store.ParsePublicID(store.KindConnection, c.Param("id"))
 	if err != nil {
 		return fail(CodeNotFound)
 	}
@@ -145,5 +144,5 @@ func (s *Server) listConnections(c echo.Context) error {
 	for i, conn := range conns {
 		views[i] = viewConnection(conn, langOf(c))
 	}
-	return c.JSON(200, success{Success: "true", Response: paginate(c, p, total, len(views), views)})
+	return c.JSON(200, success{Success: "true", Response: s.paginate(c, p, total, len(views), views)})
 }

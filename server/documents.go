@@ -311,7 +311,7 @@ func jsonUploads(in *documentData) ([]upload, error) {
 
 // documentFor reads a document the acting entity issued or received; anyone else gets 404.
 func (s *Server) documentFor(c echo.Context) (store.Document, error) {
-	id, err := strconv.ParseInt(c.Param("id"), 10, 64)
+	id, err := s.store.ParsePublicID(store.KindDocument, c.Param("id"))
 	if err != nil {
 		return store.Document{}, fail(CodeNotFound)
 	}
@@ -323,30 +323,13 @@ func (s *Server) documentFor(c echo.Context) (store.Document, error) {
 	return d, err
 }
 
-// documentURL is the address of a document, from which its files are downloaded.
-func documentURL(c echo.Context, id int64) string {
-	return c.Scheme() + "://" + c.Request().Host + "/api/v1/" + langOf(c) + "/apps/documents/" + strconv.FormatInt(id, 10)
-}
-
-// apiFileURL gives the authenticated download addresses of a document's files.
-func apiFileURL(c echo.Context, id int64) fileURL {
-	base := documentURL(c, id)
-	return func(file string) string {
-		switch file {
-		case "xml", "pdf":
-			return base + "/" + file
-		}
-		return base + "/files/" + file
-	}
-}
-
 // getDocument is GET /apps/documents/{id}.
 func (s *Server) getDocument(c echo.Context) error {
 	d, err := s.documentFor(c)
 	if err != nil {
 		return err
 	}
-	v, err := s.documentView(c.Request().Context(), d, actingEntity(c).ID, apiFileURL(c, d.ID), langOf(c))
+	v, err := s.documentView(c.Request().Context(), d, actingEntity(c).ID, s.apiFileURL(c, d), langOf(c))
 	if err != nil {
 		return err
 	}
@@ -379,7 +362,8 @@ var historyTexts = map[string][2]string{
 	"email_opened":      {"E-mail lido pelo destinatário.", "E-mail read by the recipient."},
 }
 
-// documentHistory is GET /apps/documents/{id}/history: state changes, edits and e-mails, oldest first.
+// documentHistory is GET /apps/documents/{id}/history: state changes, edits and, for the issuer, its
+// e-mails, oldest first.
 func (s *Server) documentHistory(c echo.Context) error {
 	d, err := s.documentFor(c)
 	if err != nil {
@@ -389,10 +373,13 @@ func (s *Server) documentHistory(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	lang := langOf(c)
+	lang, issuer := langOf(c), actingEntity(c).ID == d.IssuerID
 	out := make([]historyView, 0, len(entries))
 	for _, h := range entries {
-		v := historyView{ID: strconv.FormatInt(h.ID, 10), Kind: h.Kind, Description: h.Description, Data: h.Data, CreatedAt: h.CreatedAt}
+		if h.Kind == "email" && !issuer {
+			continue // the issuer's e-mail records (addresses, its own copies) are its alone
+		}
+		v := historyView{ID: h.PublicID, Kind: h.Kind, Description: h.Description, Data: h.Data, CreatedAt: h.CreatedAt}
 		if t, ok := historyTexts[h.Description]; ok {
 			v.Description = pick(lang, t[0], t[1])
 		}
@@ -406,40 +393,16 @@ func (s *Server) documentHistory(c echo.Context) error {
 }
 
 // downloadXML, downloadPDF and downloadFile serve a document's files to its issuer and recipient.
-func (s *Server) downloadXML(c echo.Context) error  { return s.download(c, store.FileXML) }
-func (s *Server) downloadPDF(c echo.Context) error  { return s.download(c, store.FilePDF) }
-func (s *Server) downloadFile(c echo.Context) error { return s.download(c, "") }
+func (s *Server) downloadXML(c echo.Context) error  { return s.download(c, "xml") }
+func (s *Server) downloadPDF(c echo.Context) error  { return s.download(c, "pdf") }
+func (s *Server) downloadFile(c echo.Context) error { return s.download(c, c.Param("file")) }
 
-func (s *Server) download(c echo.Context, role string) error {
+func (s *Server) download(c echo.Context, file string) error {
 	d, err := s.documentFor(c)
 	if err != nil {
 		return err
 	}
-	var f store.File
-	if role == "" {
-		id, perr := strconv.ParseInt(c.Param("file"), 10, 64)
-		if perr != nil {
-			return fail(CodeNotFound)
-		}
-		f, err = s.store.DocumentFile(c.Request().Context(), d.ID, id)
-	} else if role == store.FilePDF {
-		f, err = s.documentPDF(c.Request().Context(), d, langOf(c))
-	} else {
-		f, err = s.store.DocumentFileByRole(c.Request().Context(), d.ID, role)
-	}
-	if errors.Is(err, store.ErrNotFound) {
-		return fail(CodeNotFound)
-	}
-	if err != nil {
-		return err
-	}
-	return serveFile(c, f)
-}
-
-// serveFile answers with a file as an attachment.
-func serveFile(c echo.Context, f store.File) error {
-	c.Response().Header().Set(echo.HeaderContentDisposition, mime.FormatMediaType("attachment", map[string]string{"filename": f.Name}))
-	return c.Blob(http.StatusOK, f.MIME, f.Content)
+	return s.sendFile(c, d, file, langOf(c))
 }
 
 // stateEventView is one event of the states report.
@@ -463,8 +426,8 @@ func (s *Server) statesReport(c echo.Context) error {
 	f := store.EventFilter{EntityID: actingEntity(c).ID, Number: c.QueryParam("number"), Offset: p.offset(), Limit: p.rows}
 	errs := FieldErrors{}
 	if v := c.QueryParam("document_id"); v != "" {
-		if f.DocumentID, err = strconv.ParseInt(v, 10, 64); err != nil {
-			errs["document_id"] = Problem{Code: CodeInvalidValue}
+		if f.DocumentID, err = s.store.ParsePublicID(store.KindDocument, v); err != nil {
+			f.DocumentID = -1 // no document has it: the report is empty, as for any unknown document
 		}
 	}
 	if v := c.QueryParam("state"); v != "" {
@@ -494,14 +457,14 @@ func (s *Server) statesReport(c echo.Context) error {
 	lang := langOf(c)
 	views := make([]stateEventView, len(events))
 	for i, e := range events {
-		views[i] = stateEventView{ID: strconv.FormatInt(e.ID, 10), DocumentID: strconv.FormatInt(e.DocumentID, 10), Number: e.Number,
+		views[i] = stateEventView{ID: e.PublicID, DocumentID: e.DocumentPublicID, Number: e.Number,
 			TypeFact: typeFactOf(e.TypeCode, lang), State: stateOf(e.State, lang), EDIState: viewEDIState(e.EDIState, lang), CreatedAt: e.CreatedAt}
 		if e.PreviousState != "" {
 			prev := stateOf(e.PreviousState, lang)
 			views[i].PreviousState = &prev
 		}
 	}
-	return c.JSON(http.StatusOK, success{Success: true, Response: paginate(c, p, total, len(views), views)})
+	return c.JSON(http.StatusOK, success{Success: true, Response: s.paginate(c, p, total, len(views), views)})
 }
 
 // parseDateTime reads a date (the whole day) or a date and time, as a stored timestamp bound.
@@ -520,7 +483,7 @@ func parseDateTime(v string, end bool) (string, error) {
 }
 
 // markEventsRead is POST /apps/states-report/documents/read with events[] (ids). Ids that are not the
-// acting issuer's unread events refuse the whole request, naming none of them.
+// acting issuer's unread events (or not event ids at all) refuse the whole request, naming none of them.
 func (s *Server) markEventsRead(c echo.Context) error {
 	var ids []string
 	mt, _, _ := mime.ParseMediaType(c.Request().Header.Get(echo.HeaderContentType))
@@ -555,9 +518,9 @@ func (s *Server) markEventsRead(c echo.Context) error {
 	}
 	nums := make([]int64, len(ids))
 	for i, v := range ids {
-		n, err := strconv.ParseInt(v, 10, 64)
+		n, err := s.store.ParsePublicID(store.KindEvent, v)
 		if err != nil {
-			return fieldError("events", CodeInvalidValue)
+			return fieldError("events", CodeUnknownEvents)
 		}
 		nums[i] = n
 	}

@@ -119,7 +119,7 @@ func TestCreateByDataDeliversToAConnectedEntity(t *testing.T) {
 	}
 	// The XML the service generated is there, and it passes the validator.
 	xmlURL := doc["xml_url"].(string)
-	x := env.do("GET", strings.TrimPrefix(xmlURL, "http://example.com"), env.as(env.entity, ""), "")
+	x := env.do("GET", strings.TrimPrefix(xmlURL, env.srv.baseURL()), env.as(env.entity, ""), "")
 	if x.status != 200 || !strings.Contains(x.raw, "<cbc:ID>FT 2026/1</cbc:ID>") {
 		t.Fatalf("xml: %d %.200s", x.status, x.raw)
 	}
@@ -149,7 +149,7 @@ func TestCreateByUBLMultipartAndRawBody(t *testing.T) {
 	if r.status != 201 || alias(data(r)["state_document"]) != "sent" {
 		t.Fatalf("multipart: %d %s", r.status, r.raw)
 	}
-	stored, _ := env.st.DocumentByID(context.Background(), atoi(data(r)["id"]))
+	stored, _ := env.st.DocumentByID(context.Background(), env.rowID(store.KindDocument, data(r)["id"]))
 	if !stored.SendByEmail || len(stored.EmailAddresses) != 2 {
 		t.Fatalf("e-mail addresses %v", stored.EmailAddresses)
 	}
@@ -200,10 +200,14 @@ func multipartBody(t *testing.T, fields map[string]string, files map[string][]by
 	return buf.String(), w.FormDataContentType()
 }
 
-func atoi(v any) int64 {
-	var n int64
-	fmt.Sscan(v.(string), &n)
-	return n
+// rowID is the row id behind a public identifier the API answered with.
+func (e *testEnv) rowID(kind store.IDKind, public any) int64 {
+	e.t.Helper()
+	id, err := e.st.ParsePublicID(kind, public.(string))
+	if err != nil {
+		e.t.Fatalf("%v is not a public id of kind %d", public, kind)
+	}
+	return id
 }
 
 func TestCreationRefusals(t *testing.T) {

@@ -111,7 +111,7 @@ func toSendOf(d store.Document, lang string) *toSendView {
 
 func summarize(d store.Document, viewer int64, lang string) documentSummary {
 	return documentSummary{
-		ID: strconv.FormatInt(d.ID, 10), Number: d.Number, EmissionDate: d.EmissionDate,
+		ID: d.PublicID, Number: d.Number, EmissionDate: d.EmissionDate,
 		TypeFact:     typeFactOf(d.TypeCode, lang),
 		TypeDocument: typeDocumentOf(d, viewer, lang),
 		State:        stateOf(d.State, lang),
@@ -331,7 +331,7 @@ type emailView struct {
 }
 
 func viewEmail(e store.Email) emailView {
-	v := emailView{ID: strconv.FormatInt(e.ID, 10), BOpen: e.OpenedAt != "", BSent: e.State == store.EmailSent,
+	v := emailView{ID: e.PublicID, BOpen: e.OpenedAt != "", BSent: e.State == store.EmailSent,
 		Address: emailAddress{Emails: []string{e.Address}}, State: e.State}
 	if e.SentAt != "" {
 		v.CreatedAt = &e.SentAt
@@ -350,9 +350,6 @@ type emailAddress struct {
 }
 
 var currencySymbols = map[string]string{"EUR": "€", "USD": "$", "GBP": "£", "CHF": "CHF", "BRL": "R$", "AOA": "Kz"}
-
-// fileURL gives the address of one of a document's files: "xml", "pdf", or a file id.
-type fileURL func(file string) string
 
 // documentRecords are what a document's view shows beside the document itself.
 type documentRecords struct {
@@ -467,7 +464,8 @@ func viewDocument(d store.Document, r documentRecords, viewer int64, url fileURL
 		}
 	}
 	for _, f := range r.files {
-		av := attachmentView{Type: fileType(f), File: url(strconv.FormatInt(f.ID, 10)), Identifier: f.Name,
+		f.Name = cleanFileName(f.Name, f.MIME)
+		av := attachmentView{Type: fileType(f), File: url(f.PublicID), Identifier: f.Name,
 			UBLType: strings.ToLower(ublTypeOf(f, &m)), MIMEType: f.MIME, Size: f.Size, Hash: hex.EncodeToString(f.SHA256)}
 		v.Attachments = append(v.Attachments, av)
 	}
@@ -661,13 +659,13 @@ func fileType(f store.File) string {
 }
 
 // ublTypeOf is how the document describes the file (its DocumentDescription), or xml_representation
-// for the XML itself.
+// for the XML itself. f has its clean name.
 func ublTypeOf(f store.File, m *ubl.Document) string {
 	if f.Role == store.FileXML {
 		return "xml_representation"
 	}
 	for _, a := range m.Attachments {
-		if a.Filename == f.Name && a.Description != "" {
+		if embeddedName(a) == f.Name && a.Description != "" {
 			return a.Description
 		}
 	}

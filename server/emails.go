@@ -2,12 +2,10 @@ package server
 
 import (
 	"context"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
-	"strconv"
 	"strings"
 	"time"
 
@@ -101,18 +99,15 @@ func (s *Server) openToken(messageID string) string {
 	return mailer.TokenFromMAC(s.store.MAC("email open", []byte(messageID)))
 }
 
-// bounceTag names an e-mail record in its return path: e<id>-<MAC>, so that returned mail finds it and
-// no one can forge a tag for another record.
-func (s *Server) bounceTag(id int64) string {
-	n := strconv.FormatInt(id, 10)
-	return "e" + n + "-" + hex.EncodeToString(s.store.MAC("email bounce", []byte(n))[:5])
-}
+// bounceTag names an e-mail record in its return path: e<public id>, so that returned mail finds it,
+// while the address tells its readers nothing and no one can make the tag of another record.
+func bounceTag(e store.Email) string { return "e" + e.PublicID }
 
 // emailOfTag reads a bounce tag back; 0 when it is not one of ours.
 func (s *Server) emailOfTag(tag string) int64 {
-	idText, _, ok := strings.Cut(strings.TrimPrefix(tag, "e"), "-")
-	id, err := strconv.ParseInt(idText, 10, 64)
-	if !ok || err != nil || !strings.HasPrefix(tag, "e") || tag != s.bounceTag(id) {
+	public, ok := strings.CutPrefix(tag, "e")
+	id, err := s.store.ParsePublicID(store.KindEmail, public)
+	if !ok || err != nil {
 		return 0
 	}
 	return id
@@ -240,7 +235,7 @@ func (s *Server) composeEmail(ctx context.Context, e store.Email, docs map[mailK
 	return mailer.Compose(mailer.Letter{
 		Lang: e.Lang, From: md.from, To: e.Address, Document: md.document, Attachments: md.attachments,
 		MessageID:   e.MessageID,
-		ReturnPath:  mailer.BounceAddress(s.returnPath(), s.bounceTag(e.ID)),
+		ReturnPath:  mailer.BounceAddress(s.returnPath(), bounceTag(e)),
 		TrackingURL: s.baseURL() + "/public/emails/" + s.openToken(e.MessageID) + ".gif",
 		Date:        s.now(),
 	})
@@ -277,14 +272,14 @@ func (s *Server) mailDocument(ctx context.Context, key mailKey) (*mailDocument, 
 			Issuer: issuer.Name, IssuerNIF: issuer.Country + issuer.NIF, Customer: d.Customer.Name, Payable: d.PayableAmount,
 			Currency: d.Currency, Signed: pdfErr == nil, HasXML: issuer.Mail.AttachXML, ATCUD: m.ATCUD(),
 		},
-		attachments: []mailer.Attachment{{Name: pdf.Name, MIME: "application/pdf", Content: pdf.Content}},
+		attachments: []mailer.Attachment{{Name: cleanFileName(pdf.Name, pdf.MIME), MIME: "application/pdf", Content: pdf.Content}},
 	}
 	if issuer.Mail.AttachXML {
 		xml, err := s.store.DocumentFileByRole(ctx, d.ID, store.FileXML)
 		if err != nil {
 			return nil, err
 		}
-		md.attachments = append(md.attachments, mailer.Attachment{Name: xml.Name, MIME: "application/xml", Content: xml.Content})
+		md.attachments = append(md.attachments, mailer.Attachment{Name: cleanFileName(xml.Name, xml.MIME), MIME: "application/xml", Content: xml.Content})
 	}
 	return md, nil
 }

@@ -17,7 +17,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -68,8 +67,7 @@ func (e *docEnv) emailsOf(id string) []map[string]any {
 // checking that the API lists as many of kind email.
 func (e *docEnv) emailHistory(id string) map[string]int {
 	e.t.Helper()
-	docID, _ := strconv.ParseInt(id, 10, 64)
-	entries, err := e.st.History(context.Background(), docID)
+	entries, err := e.st.History(context.Background(), e.rowID(store.KindDocument, id))
 	if err != nil {
 		e.t.Fatal(err)
 	}

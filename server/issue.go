@@ -455,7 +455,7 @@ func embeddedFiles(m *ubl.Document) []store.File {
 		if strings.HasSuffix(strings.ToUpper(a.Description), "_REPRESENTATION") && a.MIMEType == "application/pdf" && !hasRole(files, store.FilePDF) {
 			role = store.FilePDF
 		}
-		files = append(files, store.File{Role: role, Name: orText(a.Filename, safeFileName(a.ID)), MIME: orText(a.MIMEType, "application/octet-stream"), Content: content})
+		files = append(files, store.File{Role: role, Name: embeddedName(a), MIME: orText(a.MIMEType, "application/octet-stream"), Content: content})
 	}
 	return files
 }

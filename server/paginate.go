@@ -1,7 +1,6 @@
 package server
 
 import (
-	"net/url"
 	"strconv"
 
 	"github.com/labstack/echo/v4"
@@ -53,7 +52,8 @@ type paginator struct {
 	Data        any     `json:"data"`
 }
 
-func paginate(c echo.Context, p page, total, count int, data any) paginator {
+// paginate makes the list's paginator; its page links start with the installation's public address.
+func (s *Server) paginate(c echo.Context, p page, total, count int, data any) paginator {
 	out := paginator{CurrentPage: p.number, Total: total, PerPage: p.rows, Data: data, LastPage: max(1, (total+p.rows-1)/p.rows)}
 	if count > 0 {
 		from, to := p.offset()+1, p.offset()+count
@@ -64,8 +64,8 @@ func paginate(c echo.Context, p page, total, count int, data any) paginator {
 		q := u.Query()
 		q.Set("page", strconv.Itoa(n))
 		u.RawQuery = q.Encode()
-		s := (&url.URL{Scheme: c.Scheme(), Host: c.Request().Host}).String() + u.RequestURI()
-		return &s
+		link := s.baseURL() + u.RequestURI()
+		return &link
 	}
 	if p.number < out.LastPage {
 		out.NextPageURL = link(p.number + 1)

@@ -68,7 +68,7 @@ func (s *Server) listReceived(c echo.Context) error {
 	lang, me := langOf(c), actingEntity(c).ID
 	views := make([]receivedView, len(docs))
 	for i, d := range docs {
-		url := apiFileURL(c, d.ID)
+		url := s.apiFileURL(c, d)
 		v := receivedView{
 			documentSummary: summarize(d, me, lang), EDIState: viewEDIState(d.EDIState, lang),
 			Supplier: partyBrief{d.Supplier.NIF, d.Supplier.Country, d.Supplier.Name},
@@ -77,7 +77,7 @@ func (s *Server) listReceived(c echo.Context) error {
 		}
 		views[i] = v
 	}
-	return c.JSON(http.StatusOK, success{Success: true, Response: paginate(c, p, total, len(views), views)})
+	return c.JSON(http.StatusOK, success{Success: true, Response: s.paginate(c, p, total, len(views), views)})
 }
 
 // formBody reads a small JSON or form body into named text fields.
@@ -122,7 +122,7 @@ func formBody(c echo.Context, names ...string) (map[string]text, error) {
 // receivedDocument reads, inside a transaction, a document the acting entity received; anything else
 // is 404.
 func receivedDocument(tx *store.Tx, c echo.Context) (store.Document, error) {
-	id, err := strconv.ParseInt(c.Param("id"), 10, 64)
+	id, err := tx.ParsePublicID(store.KindDocument, c.Param("id"))
 	if err != nil {
 		return store.Document{}, fail(CodeNotFound)
 	}
@@ -272,5 +272,5 @@ func (s *Server) setProcessState(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return respond(c, CodeProcessStateSet, map[string]any{"data": map[string]string{"id": strconv.FormatInt(d.ID, 10), "identification_code": code}})
+	return respond(c, CodeProcessStateSet, map[string]any{"data": map[string]string{"id": d.PublicID, "identification_code": code}})
 }

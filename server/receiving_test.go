@@ -299,7 +299,7 @@ func TestWebhooksTenThousandEvents(t *testing.T) {
 	recv := newReceiver(t, "recipient key 0123456789")
 	env.st.CreateWebhook(ctx, store.Webhook{EntityID: env.customer.ID, URL: recv.srv.URL, Key: recv.key, Events: []string{eventReceived}})
 	env.srv.cfg.Webhooks = fastWebhooks()
-	docID := atoi(env.issue("FT T/1"))
+	docID := env.rowID(store.KindDocument, env.issue("FT T/1"))
 	const n = 10000
 	err := env.st.Update(ctx, func(tx *store.Tx) error {
 		for i := 1; i < n; i++ {

@@ -33,6 +33,7 @@ type HTTPConfig struct {
 type AuthConfig struct {
 	AccessTokenTTL time.Duration `toml:"access_token_ttl"`
 	TimestampSkew  time.Duration `toml:"timestamp_skew"`
+	PublicLinkTTL  time.Duration `toml:"public_link_ttl"` // how long a public download link works; 0: DefaultPublicLinkTTL
 }
 
 // RateLimitConfig is the [rate_limit] section: requests per platform credential.

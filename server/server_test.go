@@ -403,14 +403,14 @@ func TestConnectionsAreVisibleOnlyToTheirParties(t *testing.T) {
 		t.Fatalf("list: %s", r.raw)
 	}
 	item := resp["data"].([]any)[0].(map[string]any)
-	if item["id"] != strconv.FormatInt(mine.ID, 10) || item["state_external_connection"].(map[string]any)["alias"] != "pending" ||
+	if item["id"] != mine.PublicID || item["state_external_connection"].(map[string]any)["alias"] != "pending" ||
 		item["receiver_entity"].(map[string]any)["nif"] != "500000000" {
 		t.Fatalf("item: %v", item)
 	}
-	if r := env.do("GET", fmt.Sprintf("/api/v1/pt/apps/external-connections/%d", mine.ID), env.auth(tok), ""); r.status != 200 {
+	if r := env.do("GET", "/api/v1/pt/apps/external-connections/"+mine.PublicID, env.auth(tok), ""); r.status != 200 {
 		t.Fatalf("own connection: %d %s", r.status, r.raw)
 	}
-	expectError(t, env.do("GET", fmt.Sprintf("/api/v1/pt/apps/external-connections/%d", theirs.ID), env.auth(tok), ""), 404, "e330")
+	expectError(t, env.do("GET", "/api/v1/pt/apps/external-connections/"+theirs.PublicID, env.auth(tok), ""), 404, "e330")
 	expectError(t, env.do("GET", "/api/v1/pt/apps/external-connections/x", env.auth(tok), ""), 404, "e330")
 	expectError(t, env.do("GET", "/api/v1/pt/apps/external-connections?rows=1000", env.auth(tok), ""), 400, "rows:e302")
 	expectError(t, env.do("GET", "/api/v1/pt/apps/external-connections?created_at_start=yesterday", env.auth(tok), ""), 400, "created_at_start:e302")

@@ -17,8 +17,6 @@ import (
 	"time"
 
 	"einvoice/store"
-
-	"github.com/labstack/echo/v4"
 )
 
 // Webhook delivery: the issuing and receiving workflows put one outbox row per event and webhook in
@@ -120,10 +118,14 @@ func (s *Server) deliverOne(ctx context.Context, item store.OutboxItem, hooks *w
 		return result
 	}
 	body, err := s.webhookBody(ctx, item, p)
+	if errors.Is(err, errNotAParty) {
+		result.Failed, result.Error = true, err.Error()
+		return result
+	}
 	if err != nil {
 		return s.retry(result, item, err.Error())
 	}
-	id := "evt_" + strconv.FormatInt(item.ID, 10)
+	id := eventID(item)
 	start := time.Now()
 	status, sendErr := s.postWebhook(ctx, hook, id, body)
 	attempt := &store.WebhookAttempt{WebhookID: hook.ID, Attempt: item.Attempts + 1, StatusCode: status, LatencyMS: time.Since(start).Milliseconds()}
@@ -152,18 +154,25 @@ func (s *Server) retry(r store.OutboxResult, item store.OutboxItem, reason strin
 	return r
 }
 
+// eventID is an event's event_id and webhook-id, the same on every attempt.
+func eventID(item store.OutboxItem) string { return "evt_" + item.PublicID }
+
 // webhookBody is the event with the document as GET /apps/documents/{id} shows it to the webhook's
-// entity, with public download addresses.
+// entity, with public download links made for that entity. An entity that is no longer a party to the
+// document (an edit changed the customer) gets nothing: errNotAParty.
 func (s *Server) webhookBody(ctx context.Context, item store.OutboxItem, p webhookPayload) ([]byte, error) {
 	d, err := s.store.DocumentByID(ctx, item.DocumentID)
 	if err != nil {
 		return nil, err
 	}
-	view, err := s.documentView(ctx, d, item.EntityID, s.publicFileURL(d.ID), "pt")
+	if !isParty(d, item.EntityID) {
+		return nil, errNotAParty
+	}
+	view, err := s.documentView(ctx, d, item.EntityID, s.publicFileURL(d, item.EntityID), "pt")
 	if err != nil {
 		return nil, err
 	}
-	return json.Marshal(webhookBody{Event: p.Event, EventID: "evt_" + strconv.FormatInt(item.ID, 10), CreatedAt: item.CreatedAt, Data: view})
+	return json.Marshal(webhookBody{Event: p.Event, EventID: eventID(item), CreatedAt: item.CreatedAt, Data: view})
 }
 
 // webhookClient posts events: it follows no redirect (a 3xx is a failure) and bounds each request.
@@ -214,62 +223,4 @@ func WebhookSignature(key, id, timestamp string, body []byte) string {
 	fmt.Fprintf(m, "%s.%s.", id, timestamp)
 	m.Write(body)
 	return "v1," + base64.StdEncoding.EncodeToString(m.Sum(nil))
-}
-
-// Public download addresses: a webhook receiver gets the files without API credentials, through
-// links that carry a token only this installation can make.
-
-func (s *Server) fileToken(documentID int64, file string) string {
-	mac := s.store.MAC("public download", []byte(strconv.FormatInt(documentID, 10)+"/"+file))
-	return base64.RawURLEncoding.EncodeToString(mac[:24])
-}
-
-// publicFileURL gives the public addresses of a document's files.
-func (s *Server) publicFileURL(documentID int64) fileURL {
-	return func(file string) string {
-		return s.baseURL() + "/public/documents/" + strconv.FormatInt(documentID, 10) + "/" + file + "?token=" + s.fileToken(documentID, file)
-	}
-}
-
-// baseURL is the installation's public address.
-func (s *Server) baseURL() string {
-	if s.cfg.HTTP.PublicURL != "" {
-		return strings.TrimRight(s.cfg.HTTP.PublicURL, "/")
-	}
-	if addr := s.listenAddr.Load(); addr != nil {
-		return "http://" + *addr
-	}
-	return "http://" + s.cfg.HTTP.Listen
-}
-
-// publicDownload is GET /public/documents/{id}/{file}?token=…: a file of a document, for a valid token.
-func (s *Server) publicDownload(c echo.Context) error {
-	id, err := strconv.ParseInt(c.Param("id"), 10, 64)
-	file := c.Param("file")
-	if err != nil || !hmac.Equal([]byte(c.QueryParam("token")), []byte(s.fileToken(id, file))) {
-		return fail(CodeNotFound)
-	}
-	var f store.File
-	switch file {
-	case "xml":
-		f, err = s.store.DocumentFileByRole(c.Request().Context(), id, store.FileXML)
-	case "pdf":
-		var d store.Document
-		if d, err = s.store.DocumentByID(c.Request().Context(), id); err == nil {
-			f, err = s.documentPDF(c.Request().Context(), d, "pt")
-		}
-	default:
-		fid, perr := strconv.ParseInt(file, 10, 64)
-		if perr != nil {
-			return fail(CodeNotFound)
-		}
-		f, err = s.store.DocumentFile(c.Request().Context(), id, fid)
-	}
-	if errors.Is(err, store.ErrNotFound) {
-		return fail(CodeNotFound)
-	}
-	if err != nil {
-		return err
-	}
-	return serveFile(c, f)
 }

@@ -17,15 +17,17 @@ const (
 
 // EntityRef names an entity inside another record.
 type EntityRef struct {
-	ID      int64  `json:"id"`
-	Name    string `json:"name"`
-	Country string `json:"country"`
-	NIF     string `json:"nif"`
+	ID       int64  `json:"id"`
+	PublicID string `json:"public_id"`
+	Name     string `json:"name"`
+	Country  string `json:"country"`
+	NIF      string `json:"nif"`
 }
 
 // Connection lets documents flow between two entities once approved: From asked, To receives the request.
 type Connection struct {
 	ID                 int64     `json:"id"`
+	PublicID           string    `json:"public_id"`
 	Reference          string    `json:"reference"`
 	From               EntityRef `json:"from"`
 	To                 EntityRef `json:"to"`
@@ -56,12 +58,17 @@ const connectionSelect = `SELECT c.id, c.reference, f.id, f.name, f.country, f.n
 	coalesce(c.admin_observation, ''), coalesce(c.admin_observation_at, ''), c.created_at, c.updated_at
 	FROM connections c JOIN entities f ON f.id = c.from_entity_id JOIN entities t ON t.id = c.to_entity_id`
 
-func scanConnection(row interface{ Scan(...any) error }) (Connection, error) {
+func scanConnection(ids *publicIDs, row interface{ Scan(...any) error }) (Connection, error) {
 	var c Connection
 	err := row.Scan(&c.ID, &c.Reference, &c.From.ID, &c.From.Name, &c.From.Country, &c.From.NIF,
 		&c.To.ID, &c.To.Name, &c.To.Country, &c.To.NIF, &c.State, &c.Kind, &c.Person, &c.Partner,
 		&c.Observation, &c.Reason, &c.ReasonAt, &c.AdminObservation, &c.AdminObservationAt, &c.CreatedAt, &c.UpdatedAt)
-	return c, mapError(err)
+	if err != nil {
+		return c, mapError(err)
+	}
+	c.PublicID = ids.encode(KindConnection, c.ID)
+	c.From.PublicID, c.To.PublicID = ids.encode(KindEntity, c.From.ID), ids.encode(KindEntity, c.To.ID)
+	return c, nil
 }
 
 // CreateConnection stores a connection request; ErrConflict when one exists between the same pair.
@@ -88,7 +95,7 @@ func (s *Store) CreateConnection(ctx context.Context, n NewConnection) (Connecti
 
 // ConnectionByID finds a connection by its id.
 func (s *Store) ConnectionByID(ctx context.Context, id int64) (Connection, error) {
-	return scanConnection(s.reader.QueryRowContext(ctx, connectionSelect+` WHERE c.id = ?`, id))
+	return scanConnection(s.ids, s.reader.QueryRowContext(ctx, connectionSelect+` WHERE c.id = ?`, id))
 }
 
 // SetConnectionState moves a connection to a new state; a reason is recorded with it when given.
@@ -129,7 +136,7 @@ func (s *Store) Connections(ctx context.Context) ([]Connection, error) {
 	defer rows.Close()
 	var out []Connection
 	for rows.Next() {
-		c, err := scanConnection(rows)
+		c, err := scanConnection(s.ids, rows)
 		if err != nil {
 			return nil, err
 		}
@@ -181,7 +188,7 @@ func (s *Store) FindConnections(ctx context.Context, f ConnectionFilter) ([]Conn
 	defer rows.Close()
 	var out []Connection
 	for rows.Next() {
-		c, err := scanConnection(rows)
+		c, err := scanConnection(s.ids, rows)
 		if err != nil {
 			return nil, 0, err
 		}

@@ -21,6 +21,7 @@ const (
 // model as JSON in Data.
 type Document struct {
 	ID             int64
+	PublicID       string // what the API shows as its id
 	IssuerID       int64
 	RecipientID    int64 // 0 when the recipient is not an entity of this installation
 	Kind           string
@@ -40,7 +41,7 @@ type Document struct {
 	DisableXMLSign bool
 	DisablePDFSign bool
 	Data           []byte
-	Edits          int
+	Edits          int // its version: every edit adds one
 	ImportedAt     string
 	ProcessState   string // the recipient's process state code, if any
 	ProcessStateAt string
@@ -57,6 +58,7 @@ type PartyKey struct {
 // File is one file of a document.
 type File struct {
 	ID         int64
+	PublicID   string
 	DocumentID int64
 	Role       string // xml, pdf, attachment
 	Name       string
@@ -77,6 +79,7 @@ const (
 // HistoryEntry is one thing that happened to a document.
 type HistoryEntry struct {
 	ID          int64
+	PublicID    string
 	DocumentID  int64
 	Kind        string // state, email, edit, process_state, import, edi
 	State       string // the document's state after it, when it changed the state
@@ -87,15 +90,17 @@ type HistoryEntry struct {
 
 // StateEvent is a state change reported to the issuer until it marks it read.
 type StateEvent struct {
-	ID            int64
-	EntityID      int64
-	DocumentID    int64
-	Number        string
-	TypeCode      string
-	State         string
-	PreviousState string
-	EDIState      string
-	CreatedAt     string
+	ID               int64
+	PublicID         string
+	EntityID         int64
+	DocumentID       int64
+	DocumentPublicID string
+	Number           string
+	TypeCode         string
+	State            string
+	PreviousState    string
+	EDIState         string
+	CreatedAt        string
 }
 
 const documentColumns = `id, issuer_id, coalesce(recipient_id, 0), kind, type_code, number, emission_date, currency,
@@ -104,7 +109,7 @@ const documentColumns = `id, issuer_id, coalesce(recipient_id, 0), kind, type_co
 	disable_pdf_sign, edits, coalesce(imported_at, ''), coalesce(process_state, ''), coalesce(process_state_at, ''),
 	has_pdf, created_at, updated_at`
 
-func scanDocument(row interface{ Scan(...any) error }) (Document, error) {
+func scanDocument(ids *publicIDs, row interface{ Scan(...any) error }) (Document, error) {
 	var d Document
 	var emails string
 	err := row.Scan(&d.ID, &d.IssuerID, &d.RecipientID, &d.Kind, &d.TypeCode, &d.Number, &d.EmissionDate, &d.Currency,
@@ -114,12 +119,13 @@ func scanDocument(row interface{ Scan(...any) error }) (Document, error) {
 	if err != nil {
 		return d, mapError(err)
 	}
+	d.PublicID = ids.encode(KindDocument, d.ID)
 	return d, json.Unmarshal([]byte(emails), &d.EmailAddresses)
 }
 
 // DocumentByID reads a document with its model; ErrNotFound when there is none.
 func (s *Store) DocumentByID(ctx context.Context, id int64) (Document, error) {
-	d, err := scanDocument(s.reader.QueryRowContext(ctx, `SELECT `+documentColumns+` FROM documents WHERE id = ?`, id))
+	d, err := scanDocument(s.ids, s.reader.QueryRowContext(ctx, `SELECT `+documentColumns+` FROM documents WHERE id = ?`, id))
 	if err != nil {
 		return d, err
 	}
@@ -141,6 +147,7 @@ func (s *Store) DocumentFiles(ctx context.Context, documentID int64) ([]File, er
 		if err := rows.Scan(&f.ID, &f.DocumentID, &f.Role, &f.Name, &f.MIME, &f.Size, &f.SHA256, &f.CreatedAt); err != nil {
 			return nil, err
 		}
+		f.PublicID = s.ids.encode(KindFile, f.ID)
 		out = append(out, f)
 	}
 	return out, rows.Err()
@@ -153,7 +160,11 @@ func (s *Store) DocumentFile(ctx context.Context, documentID, fileID int64) (Fil
 	err := s.reader.QueryRowContext(ctx, `SELECT id, document_id, role, name, mime, size, sha256, content, created_at
 		FROM document_files WHERE document_id = ? AND id = ?`, documentID, fileID).
 		Scan(&f.ID, &f.DocumentID, &f.Role, &f.Name, &f.MIME, &f.Size, &f.SHA256, &f.Content, &f.CreatedAt)
-	return f, mapError(err)
+	if err != nil {
+		return f, mapError(err)
+	}
+	f.PublicID = s.ids.encode(KindFile, f.ID)
+	return f, nil
 }
 
 // DocumentFileByRole reads the first file of a role (the XML, the PDF) with its content.
@@ -167,7 +178,15 @@ func (s *Store) DocumentFileByRole(ctx context.Context, documentID int64, role s
 	return s.DocumentFile(ctx, documentID, id)
 }
 
-// History lists what happened to a document, oldest first.
+// DocumentVersion reads how many times a document was edited and who receives it now: a caller that
+// read a document and then one of its files checks with it that the file is of the version it read.
+func (s *Store) DocumentVersion(ctx context.Context, id int64) (edits int, recipientID int64, err error) {
+	err = s.reader.QueryRowContext(ctx, `SELECT edits, coalesce(recipient_id, 0) FROM documents WHERE id = ?`, id).Scan(&edits, &recipientID)
+	return edits, recipientID, mapError(err)
+}
+
+// History lists what happened to a document, oldest first. The e-mail entries name their e-mail by its
+// public identifier.
 func (s *Store) History(ctx context.Context, documentID int64) ([]HistoryEntry, error) {
 	rows, err := s.reader.QueryContext(ctx, `SELECT id, document_id, kind, coalesce(state, ''), description,
 		coalesce(data, ''), created_at FROM document_history WHERE document_id = ? ORDER BY id`, documentID)
@@ -185,6 +204,10 @@ func (s *Store) History(ctx context.Context, documentID int64) ([]HistoryEntry, 
 		if data != "" {
 			h.Data = json.RawMessage(data)
 		}
+		if h.Kind == "email" {
+			h.Data = s.publicEmailID(h.Data)
+		}
+		h.PublicID = s.ids.encode(KindHistory, h.ID)
 		out = append(out, h)
 	}
 	return out, rows.Err()
@@ -246,6 +269,7 @@ func (s *Store) StateEvents(ctx context.Context, f EventFilter) ([]StateEvent, i
 			&e.EDIState, &e.CreatedAt); err != nil {
 			return nil, 0, err
 		}
+		e.PublicID, e.DocumentPublicID = s.ids.encode(KindEvent, e.ID), s.ids.encode(KindDocument, e.DocumentID)
 		out = append(out, e)
 	}
 	return out, total, rows.Err()
@@ -326,12 +350,13 @@ type Tx struct {
 	ctx context.Context
 	tx  *sql.Tx
 	now string
+	ids *publicIDs
 }
 
 // Update runs fn in one immediate write transaction; an error from fn rolls everything back.
 func (s *Store) Update(ctx context.Context, fn func(*Tx) error) error {
 	return s.write(ctx, func(tx *sql.Tx) error {
-		return fn(&Tx{ctx: ctx, tx: tx, now: s.timestamp()})
+		return fn(&Tx{ctx: ctx, tx: tx, now: s.timestamp(), ids: s.ids})
 	})
 }
 
@@ -345,7 +370,7 @@ func (t *Tx) EntityByNIF(country, nif string) (Entity, error) {
 
 // ConnectionBetween finds the connection between two entities, whichever asked for it.
 func (t *Tx) ConnectionBetween(a, b int64) (Connection, error) {
-	return scanConnection(t.tx.QueryRowContext(t.ctx, connectionSelect+`
+	return scanConnection(t.ids, t.tx.QueryRowContext(t.ctx, connectionSelect+`
 		WHERE (c.from_entity_id = ? AND c.to_entity_id = ?) OR (c.from_entity_id = ? AND c.to_entity_id = ?)
 		ORDER BY c.id LIMIT 1`, a, b, b, a))
 }
@@ -357,7 +382,7 @@ func (t *Tx) RecipientRules(entityID int64) ([]string, error) {
 
 // DocumentByKey finds an issuer's document by its natural key.
 func (t *Tx) DocumentByKey(issuerID int64, number, typeCode, emissionDate string) (Document, error) {
-	return scanDocument(t.tx.QueryRowContext(t.ctx, `SELECT `+documentColumns+` FROM documents
+	return scanDocument(t.ids, t.tx.QueryRowContext(t.ctx, `SELECT `+documentColumns+` FROM documents
 		WHERE issuer_id = ? AND number = ? AND type_code = ? AND emission_date = ?`, issuerID, number, typeCode, emissionDate))
 }
 
@@ -395,7 +420,7 @@ func (t *Tx) SaveDocument(d *Document) error {
 			disable_pdf_sign = ?, edits = ?, imported_at = ?, has_pdf = ?, updated_at = ? WHERE id = ? RETURNING `+documentColumns,
 			append(args, t.now, d.ID)...)
 	}
-	saved, err := scanDocument(row)
+	saved, err := scanDocument(t.ids, row)
 	if err != nil {
 		return err
 	}

@@ -11,6 +11,7 @@ import (
 // emails[] and the mail job's queue entry.
 type Email struct {
 	ID            int64  `json:"id"`
+	PublicID      string `json:"public_id"`
 	DocumentID    int64  `json:"document_id"`
 	EntityID      int64  `json:"entity_id"`
 	Address       string `json:"address"`
@@ -45,21 +46,25 @@ type NewEmail struct {
 const emailColumns = `id, document_id, entity_id, address, lang, message_id, state, attempts, coalesce(next_attempt_at, ''),
 	coalesce(last_error, ''), coalesce(sent_at, ''), coalesce(opened_at, ''), coalesce(returned_at, ''), created_at`
 
-func scanEmail(row interface{ Scan(...any) error }) (Email, error) {
+func scanEmail(ids *publicIDs, row interface{ Scan(...any) error }) (Email, error) {
 	var e Email
 	err := row.Scan(&e.ID, &e.DocumentID, &e.EntityID, &e.Address, &e.Lang, &e.MessageID, &e.State, &e.Attempts,
 		&e.NextAttemptAt, &e.LastError, &e.SentAt, &e.OpenedAt, &e.ReturnedAt, &e.CreatedAt)
-	return e, mapError(err)
+	if err != nil {
+		return e, mapError(err)
+	}
+	e.PublicID = ids.encode(KindEmail, e.ID)
+	return e, nil
 }
 
-func scanEmails(rows *sql.Rows, err error) ([]Email, error) {
+func (s *Store) scanEmails(rows *sql.Rows, err error) ([]Email, error) {
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
 	out := []Email{}
 	for rows.Next() {
-		e, err := scanEmail(rows)
+		e, err := scanEmail(s.ids, rows)
 		if err != nil {
 			return nil, err
 		}
@@ -93,14 +98,34 @@ func (t *Tx) addEmailHistory(documentID, emailID int64, what, address, detail st
 	return t.AddHistory(HistoryEntry{DocumentID: documentID, Kind: "email", Description: what, Data: raw})
 }
 
+// publicEmailID rewrites the e-mail id an e-mail history entry's data holds (as it is stored: the row
+// id) as the e-mail's public identifier.
+func (s *Store) publicEmailID(data json.RawMessage) json.RawMessage {
+	var m map[string]any
+	if json.Unmarshal(data, &m) != nil {
+		return data
+	}
+	text, _ := m["email_id"].(string)
+	id, err := strconv.ParseInt(text, 10, 64)
+	if err != nil {
+		return data
+	}
+	m["email_id"] = s.ids.encode(KindEmail, id)
+	out, err := json.Marshal(m)
+	if err != nil {
+		return data
+	}
+	return out
+}
+
 // DocumentEmails lists a document's e-mails, oldest first.
 func (s *Store) DocumentEmails(ctx context.Context, documentID int64) ([]Email, error) {
-	return scanEmails(s.reader.QueryContext(ctx, `SELECT `+emailColumns+` FROM emails WHERE document_id = ? ORDER BY id`, documentID))
+	return s.scanEmails(s.reader.QueryContext(ctx, `SELECT `+emailColumns+` FROM emails WHERE document_id = ? ORDER BY id`, documentID))
 }
 
 // DueEmails lists the e-mails to send now (queued, or returned and due again), oldest first.
 func (s *Store) DueEmails(ctx context.Context, now string, limit int) ([]Email, error) {
-	return scanEmails(s.reader.QueryContext(ctx, `SELECT `+emailColumns+` FROM emails
+	return s.scanEmails(s.reader.QueryContext(ctx, `SELECT `+emailColumns+` FROM emails
 		WHERE state IN ('queued', 'returned') AND next_attempt_at <= ? ORDER BY next_attempt_at, id LIMIT ?`, now, limit))
 }
 
@@ -113,19 +138,19 @@ type EmailFilter struct {
 
 // Emails lists e-mails, newest first.
 func (s *Store) Emails(ctx context.Context, f EmailFilter) ([]Email, error) {
-	return scanEmails(s.reader.QueryContext(ctx, `SELECT `+emailColumns+` FROM emails
+	return s.scanEmails(s.reader.QueryContext(ctx, `SELECT `+emailColumns+` FROM emails
 		WHERE (? = 0 OR entity_id = ?) AND (? = '' OR state = ?) ORDER BY id DESC LIMIT ?`,
 		f.EntityID, f.EntityID, f.State, f.State, f.Limit))
 }
 
 // EmailByID reads one e-mail.
 func (s *Store) EmailByID(ctx context.Context, id int64) (Email, error) {
-	return scanEmail(s.reader.QueryRowContext(ctx, `SELECT `+emailColumns+` FROM emails WHERE id = ?`, id))
+	return scanEmail(s.ids, s.reader.QueryRowContext(ctx, `SELECT `+emailColumns+` FROM emails WHERE id = ?`, id))
 }
 
 // EmailByMessageID finds the e-mail a returned message names.
 func (s *Store) EmailByMessageID(ctx context.Context, messageID string) (Email, error) {
-	return scanEmail(s.reader.QueryRowContext(ctx, `SELECT `+emailColumns+` FROM emails WHERE message_id = ?`, messageID))
+	return scanEmail(s.ids, s.reader.QueryRowContext(ctx, `SELECT `+emailColumns+` FROM emails WHERE message_id = ?`, messageID))
 }
 
 // EmailOutcome is what happened to one e-mail: sent, to be tried again (NextAt), failed, or returned

@@ -58,7 +58,7 @@ func (s *Store) Inbox(ctx context.Context, f InboxFilter) ([]Document, int, erro
 	defer rows.Close()
 	var out []Document
 	for rows.Next() {
-		d, err := scanDocument(rows)
+		d, err := scanDocument(s.ids, rows)
 		if err != nil {
 			return nil, 0, err
 		}
@@ -81,7 +81,7 @@ func listTotal(ctx context.Context, tx *sql.Tx, unfiltered bool, counter string,
 
 // DocumentByID reads a document inside the transaction.
 func (t *Tx) DocumentByID(id int64) (Document, error) {
-	return scanDocument(t.tx.QueryRowContext(t.ctx, `SELECT `+documentColumns+` FROM documents WHERE id = ?`, id))
+	return scanDocument(t.ids, t.tx.QueryRowContext(t.ctx, `SELECT `+documentColumns+` FROM documents WHERE id = ?`, id))
 }
 
 // MarkImported records that the recipient imported the document (once: a repeat changes nothing and
@@ -285,6 +285,7 @@ func (t *Tx) EnqueueWebhooks(entityID, documentID int64, event string, payload m
 // OutboxItem is one piece of pending work.
 type OutboxItem struct {
 	ID         int64
+	PublicID   string // a webhook event's webhook-id
 	Kind       string
 	EntityID   int64
 	DocumentID int64
@@ -309,6 +310,7 @@ func (s *Store) DueOutbox(ctx context.Context, kind, now string, limit int) ([]O
 			return nil, err
 		}
 		o.Payload = json.RawMessage(payload)
+		o.PublicID = s.ids.encode(KindDelivery, o.ID)
 		out = append(out, o)
 	}
 	return out, rows.Err()

@@ -43,6 +43,7 @@ type Store struct {
 	writer  *sql.DB
 	reader  *sql.DB
 	secrets *secretBox
+	ids     *publicIDs
 	now     func() time.Time
 }
 
@@ -61,7 +62,7 @@ func Open(ctx context.Context, dataDir string, secretKey []byte) (*Store, error)
 	writer.SetMaxOpenConns(1)
 	writer.SetMaxIdleConns(1)
 	writer.SetConnMaxLifetime(0)
-	s := &Store{writer: writer, secrets: box, now: time.Now}
+	s := &Store{writer: writer, secrets: box, ids: newPublicIDs(box.mac("public identifiers", nil)), now: time.Now}
 	if err := s.migrate(ctx); err != nil {
 		writer.Close()
 		return nil, fmt.Errorf("migrate %s: %w", path, err)

@@ -42,6 +42,7 @@ type SecurityConfig struct {
 	SecretKey      string        `toml:"secret_key"`
 	AccessTokenTTL time.Duration `toml:"access_token_ttl"`
 	TimestampSkew  time.Duration `toml:"timestamp_skew"`
+	PublicLinkTTL  time.Duration `toml:"public_link_ttl"`
 }
 
 // LogConfig is the [log] section.
@@ -63,7 +64,7 @@ func defaultConfig() Config {
 		Server: server.HTTPConfig{Listen: "127.0.0.1:8080", BodyLimit: 25 << 20,
 			RequestTimeout: 60 * time.Second, ShutdownTimeout: 20 * time.Second},
 		Storage:     StorageConfig{DataDir: "data"},
-		Security:    SecurityConfig{AccessTokenTTL: 30 * time.Minute, TimestampSkew: 300 * time.Second},
+		Security:    SecurityConfig{AccessTokenTTL: 30 * time.Minute, TimestampSkew: 300 * time.Second, PublicLinkTTL: server.DefaultPublicLinkTTL},
 		RateLimit:   server.RateLimitConfig{RequestsPerMinute: 200, BlockFor: 2 * time.Minute},
 		Environment: server.EnvironmentConfig{Mode: "production"},
 		Jobs:        server.JobsConfig{MaintenanceInterval: 10 * time.Minute, Timeout: 5 * time.Minute},
@@ -128,6 +129,7 @@ func (c Config) validate() error {
 		"security.secret_key must be at least %d characters", store.MinSecretKeyLen)
 	check(c.Security.AccessTokenTTL >= time.Minute, "security.access_token_ttl must be at least 1m")
 	check(c.Security.TimestampSkew > 0, "security.timestamp_skew must be positive")
+	check(c.Security.PublicLinkTTL >= time.Minute, "security.public_link_ttl must be at least 1m")
 	check(c.RateLimit.RequestsPerMinute >= 0, "rate_limit.requests_per_minute must not be negative")
 	check(c.RateLimit.BlockFor >= 0, "rate_limit.block_for must not be negative")
 	check(c.Environment.Mode == "production" || c.Environment.Mode == "test", "environment.mode must be \"production\" or \"test\"")
@@ -165,7 +167,7 @@ func (c Config) validate() error {
 func (c Config) serverConfig() server.Config {
 	return server.Config{
 		HTTP:        c.Server,
-		Auth:        server.AuthConfig{AccessTokenTTL: c.Security.AccessTokenTTL, TimestampSkew: c.Security.TimestampSkew},
+		Auth:        server.AuthConfig{AccessTokenTTL: c.Security.AccessTokenTTL, TimestampSkew: c.Security.TimestampSkew, PublicLinkTTL: c.Security.PublicLinkTTL},
 		RateLimit:   c.RateLimit,
 		Environment: c.Environment,
 		Jobs:        c.Jobs,

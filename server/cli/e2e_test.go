@@ -201,7 +201,7 @@ func TestEndToEndDemoInstallation(t *testing.T) {
 	<-p2.done
 	_, third := startDemo(t, data)
 	c.base = third.APIBase
-	status, v = c.call("GET", "/apps/external-connections/1", as(c.token(creds, "afterKill"), a.PublicKey), "")
+	status, v = c.call("GET", "/apps/external-connections/"+conn["id"].(string), as(c.token(creds, "afterKill"), a.PublicKey), "")
 	if status != 200 || v["response"].(map[string]any)["data"].(map[string]any)["state_external_connection"].(map[string]any)["alias"] != "declined" {
 		t.Fatalf("after kill -9: %d %v", status, v)
 	}
