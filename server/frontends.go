@@ -2,7 +2,6 @@ package server
 
 import (
 	"errors"
-	"strconv"
 	"time"
 
 	"einvoice/store"
@@ -33,8 +32,8 @@ func FieldCodes(err error) map[string]*Code {
 	return nil
 }
 
-// DocumentRef is how a document is named in links.
-func DocumentRef(d store.Document) string { return strconv.FormatInt(d.ID, 10) }
+// DocumentRef is how a document is named in links: its public identifier.
+func DocumentRef(d store.Document) string { return d.PublicID }
 
 // RetryAfter is how long a throttled caller must wait; false when err is not a throttling.
 func RetryAfter(err error) (time.Duration, bool) {

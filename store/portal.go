@@ -104,7 +104,7 @@ func (s *Store) Documents(ctx context.Context, f DocumentFilter) ([]Document, in
 	defer rows.Close()
 	var out []Document
 	for rows.Next() {
-		d, err := scanDocument(rows)
+		d, err := scanDocument(s.ids, rows)
 		if err != nil {
 			return nil, 0, err
 		}

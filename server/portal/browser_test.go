@@ -44,7 +44,7 @@ func TestPortalInABrowser(t *testing.T) {
 	if err := serve.Start(); err != nil {
 		t.Fatal(err)
 	}
-	defer serve.Wait()
+	defer func() { cancel(); serve.Wait() }()
 	portalURL := regexp.MustCompile(`portal:\s+(http://\S+)/portal/`)
 	base := make(chan string, 1)
 	go func() {
