@@ -10,6 +10,7 @@ import (
 	"einvoice/server"
 	"einvoice/server/i18n"
 	"einvoice/store"
+	"einvoice/ubl/pdf"
 	"einvoice/web"
 
 	"github.com/labstack/echo/v4"
@@ -169,30 +170,13 @@ func documentRow(d store.Document, side, lang string) web.DocumentRow {
 	}
 }
 
-// amount writes a decimal amount the way the language does: "1 234,50 EUR" or "1,234.50 EUR".
+// amount is a payable amount with its currency, written as the language writes numbers.
 func amount(value, currency, lang string) string {
-	neg := strings.HasPrefix(value, "-")
-	value = strings.TrimPrefix(value, "-")
 	whole, frac, _ := strings.Cut(value, ".")
 	for len(frac) < 2 {
 		frac += "0"
 	}
-	sep, dec := ",", "."
-	if lang != i18n.EN {
-		sep, dec = "\u00a0", ","
-	}
-	var b strings.Builder
-	for i, ch := range whole {
-		if i > 0 && (len(whole)-i)%3 == 0 {
-			b.WriteString(sep)
-		}
-		b.WriteRune(ch)
-	}
-	out := b.String() + dec + frac + "\u00a0" + currency
-	if neg {
-		out = "-" + out
-	}
-	return out
+	return pdf.Number(lang, whole+"."+frac) + "\u00a0" + currency
 }
 
 // list is a table of one side of the entity's documents, filtered by the URL.

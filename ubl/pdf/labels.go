@@ -83,14 +83,17 @@ func (l labels) meansName(code string) string {
 	return code
 }
 
-// number writes a plain decimal ("-1234.5") the way the language writes numbers: Portuguese with a
-// space between thousands and a decimal comma, English with commas and a decimal point.
-func (l labels) number(s string) string {
+// number writes a plain decimal the way the labels' language writes numbers (see Number).
+func (l labels) number(s string) string { return Number(l.lang, s) }
+
+// Number writes a plain decimal ("-1234.5") the way a language writes numbers: Portuguese with a space
+// between thousands and a decimal comma, English with commas and a decimal point.
+func Number(lang, s string) string {
 	neg := strings.HasPrefix(s, "-")
 	s = strings.TrimPrefix(s, "-")
 	whole, frac, hasFrac := strings.Cut(s, ".")
 	sep, point := " ", ","
-	if l.lang == "en" {
+	if lang == "en" {
 		sep, point = ",", "."
 	}
 	var b strings.Builder
