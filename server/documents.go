@@ -519,8 +519,7 @@ func parseDateTime(v string, end bool) (string, error) {
 	return t.Format(store.TimeLayout), nil
 }
 
-// markEventsRead is POST /apps/states-report/documents/read with events[] (ids). Ids that are not the
-// acting issuer's unread events refuse the whole request, naming none of them.
+// markEventsRead is POST /apps/states-report/documents/read with events[] (ids).
 func (s *Server) markEventsRead(c echo.Context) error {
 	var ids []string
 	mt, _, _ := mime.ParseMediaType(c.Request().Header.Get(echo.HeaderContentType))
@@ -547,26 +546,9 @@ func (s *Server) markEventsRead(c echo.Context) error {
 			ids = append(ids, string(t))
 		}
 	}
-	if len(ids) == 0 {
-		return fieldError("events", CodeRequired)
-	}
-	if len(ids) > 1000 {
-		return fieldError("events", CodeInvalidValue)
-	}
-	nums := make([]int64, len(ids))
-	for i, v := range ids {
-		n, err := strconv.ParseInt(v, 10, 64)
-		if err != nil {
-			return fieldError("events", CodeInvalidValue)
-		}
-		nums[i] = n
-	}
-	unknown, err := s.store.MarkEventsRead(c.Request().Context(), actingEntity(c).ID, nums)
+	read, err := s.MarkEventsRead(c.Request().Context(), actingEntity(c).ID, ids)
 	if err != nil {
 		return err
 	}
-	if len(unknown) > 0 {
-		return fieldError("events", CodeUnknownEvents)
-	}
-	return respond(c, CodeEventsRead, map[string]any{"data": map[string]int{"read": len(nums)}})
+	return respond(c, CodeEventsRead, map[string]any{"data": map[string]int{"read": read}})
 }
