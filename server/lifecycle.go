@@ -40,48 +40,48 @@ const (
 	bySupport   actor = "support"
 )
 
-// event is what happens to a document.
-type event string
+// docEvent is what happens to a document.
+type docEvent string
 
 const (
-	evIssue        event = "issue"         // a creation request: a new document, or a new version of one with the same natural key
-	evImport       event = "import"        // the recipient took it into its system
-	evProcessState event = "process_state" // the recipient set one of its process states
-	evAccept       event = "accept"
-	evReject       event = "reject" // with a reason
+	evIssue        docEvent = "issue"         // a creation request: a new document, or a new version of one with the same natural key
+	evImport       docEvent = "import"        // the recipient took it into its system
+	evProcessState docEvent = "process_state" // the recipient set one of its process states
+	evAccept       docEvent = "accept"
+	evReject       docEvent = "reject" // with a reason
 )
 
 // The eSPap status codes an EDI status message carries (DocumentResponse/Response/ResponseCode).
 const (
-	espapAccepted       event = "ACCEPTED" // passed the peer's checks and forwarded to the recipient
-	espapError          event = "ERROR"    // failed the peer's checks
-	espapRegularization event = "14"       // rejected by the recipient, awaiting regularisation
-	espapReturned       event = "22"       // returned by the recipient: cancel it and issue a new document
-	espapProcessed      event = "11"       // processed (accepted) by the recipient
-	espapCreditAccepted event = "30"       // a credit note accepted by the recipient
-	espapInPayment      event = "33"
-	espapPaid           event = "29"
+	espapAccepted       docEvent = "ACCEPTED" // passed the peer's checks and forwarded to the recipient
+	espapError          docEvent = "ERROR"    // failed the peer's checks
+	espapRegularization docEvent = "14"       // rejected by the recipient, awaiting regularisation
+	espapReturned       docEvent = "22"       // returned by the recipient: cancel it and issue a new document
+	espapProcessed      docEvent = "11"       // processed (accepted) by the recipient
+	espapCreditAccepted docEvent = "30"       // a credit note accepted by the recipient
+	espapInPayment      docEvent = "33"
+	espapPaid           docEvent = "29"
 )
 
-// status is where a document stands. In a transition's outcome an empty field keeps the value.
-type status struct{ state, edi string }
+// docStatus is where a document stands. In a transition's outcome an empty field keeps the value.
+type docStatus struct{ state, edi string }
 
 // transition is one row of the table: an event, who may cause it, where the document must stand for it
 // (nil: anywhere; the state "" is a document that does not exist yet) and where it may go (none: it
 // stays where it is). An issue has two outcomes; routing chooses one.
 type transition struct {
-	on      event
+	on      docEvent
 	by      actor
 	from    []string // state_document
 	fromEDI []string // state_edi_document
-	to      []status
+	to      []docStatus
 }
 
 var (
-	issuedTo  = []status{{store.StateSent, ediDelivered}, {store.StateToSend, ediPending}}
-	received  = []string{store.StateSent, store.StateAccepted, store.StateRejected}
-	inTransit = []string{ediPending, ediDelivered}  // not yet past the peer's checks
-	forwarded = []string{ediDelivered, ediAccepted} // with the recipient, undecided
+	issuedTo       = []docStatus{{store.StateSent, ediDelivered}, {store.StateToSend, ediPending}}
+	receivedStates = []string{store.StateSent, store.StateAccepted, store.StateRejected}
+	ediInTransit   = []string{ediPending, ediDelivered}  // not yet past the peer's checks
+	ediForwarded   = []string{ediDelivered, ediAccepted} // with the recipient, undecided
 )
 
 // lifecycle is every allowed transition.
@@ -94,25 +94,25 @@ var lifecycle = []transition{
 	// The recipient here imports what was delivered (not what it rejected), sets its own process
 	// states on anything it received, and decides once.
 	{on: evImport, by: byRecipient, from: []string{store.StateSent, store.StateAccepted}},
-	{on: evProcessState, by: byRecipient, from: received},
-	{on: evAccept, by: byRecipient, from: []string{store.StateSent}, to: []status{{store.StateAccepted, ediAccepted}}},
-	{on: evReject, by: byRecipient, from: []string{store.StateSent}, to: []status{{store.StateRejected, ediRegularization}}},
+	{on: evProcessState, by: byRecipient, from: receivedStates},
+	{on: evAccept, by: byRecipient, from: []string{store.StateSent}, to: []docStatus{{store.StateAccepted, ediAccepted}}},
+	{on: evReject, by: byRecipient, from: []string{store.StateSent}, to: []docStatus{{store.StateRejected, ediRegularization}}},
 	// The support team records a rejection a recipient made outside the API.
-	{on: evReject, by: bySupport, from: []string{store.StateSent}, to: []status{{store.StateRejected, ediRegularization}}},
+	{on: evReject, by: bySupport, from: []string{store.StateSent}, to: []docStatus{{store.StateRejected, ediRegularization}}},
 
 	// Status messages from the EDI network, by eSPap code.
-	{on: espapAccepted, by: byEDI, from: []string{store.StateToSend, store.StateSent}, fromEDI: inTransit, to: []status{{store.StateSent, ediAccepted}}},
-	{on: espapError, by: byEDI, from: []string{store.StateToSend, store.StateSent}, fromEDI: inTransit, to: []status{{store.StateToSend, ediError}}},
-	{on: espapRegularization, by: byEDI, from: []string{store.StateSent}, fromEDI: forwarded, to: []status{{store.StateRejected, ediRegularization}}},
-	{on: espapReturned, by: byEDI, from: []string{store.StateSent}, fromEDI: forwarded, to: []status{{store.StateRejected, ediReturned}}},
-	{on: espapProcessed, by: byEDI, from: []string{store.StateSent}, fromEDI: forwarded, to: []status{{store.StateAccepted, ediAccepted}}},
-	{on: espapCreditAccepted, by: byEDI, from: []string{store.StateSent}, fromEDI: forwarded, to: []status{{store.StateAccepted, ediAccepted}}},
-	{on: espapInPayment, by: byEDI, from: []string{store.StateSent, store.StateAccepted}, fromEDI: forwarded, to: []status{{store.StateAccepted, ediInPayment}}},
-	{on: espapPaid, by: byEDI, from: []string{store.StateSent, store.StateAccepted}, fromEDI: []string{ediDelivered, ediAccepted, ediInPayment}, to: []status{{store.StateAccepted, ediPaid}}},
+	{on: espapAccepted, by: byEDI, from: []string{store.StateToSend, store.StateSent}, fromEDI: ediInTransit, to: []docStatus{{store.StateSent, ediAccepted}}},
+	{on: espapError, by: byEDI, from: []string{store.StateToSend, store.StateSent}, fromEDI: ediInTransit, to: []docStatus{{store.StateToSend, ediError}}},
+	{on: espapRegularization, by: byEDI, from: []string{store.StateSent}, fromEDI: ediForwarded, to: []docStatus{{store.StateRejected, ediRegularization}}},
+	{on: espapReturned, by: byEDI, from: []string{store.StateSent}, fromEDI: ediForwarded, to: []docStatus{{store.StateRejected, ediReturned}}},
+	{on: espapProcessed, by: byEDI, from: []string{store.StateSent}, fromEDI: ediForwarded, to: []docStatus{{store.StateAccepted, ediAccepted}}},
+	{on: espapCreditAccepted, by: byEDI, from: []string{store.StateSent}, fromEDI: ediForwarded, to: []docStatus{{store.StateAccepted, ediAccepted}}},
+	{on: espapInPayment, by: byEDI, from: []string{store.StateSent, store.StateAccepted}, fromEDI: ediForwarded, to: []docStatus{{store.StateAccepted, ediInPayment}}},
+	{on: espapPaid, by: byEDI, from: []string{store.StateSent, store.StateAccepted}, fromEDI: []string{ediDelivered, ediAccepted, ediInPayment}, to: []docStatus{{store.StateAccepted, ediPaid}}},
 }
 
 // permit finds the transition that lets by cause on for a document standing where d stands.
-func permit(on event, by actor, d store.Document) (transition, bool) {
+func permit(on docEvent, by actor, d store.Document) (transition, bool) {
 	for _, t := range lifecycle {
 		if t.on == on && t.by == by && (t.from == nil || slices.Contains(t.from, d.State)) &&
 			(t.fromEDI == nil || slices.Contains(t.fromEDI, d.EDIState)) {
@@ -129,7 +129,7 @@ func editable(d store.Document) bool {
 }
 
 // move takes d through a transition with one outcome, saves it and records the change.
-func move(tx *store.Tx, d *store.Document, t transition, data map[string]string) error {
+func moveDocument(tx *store.Tx, d *store.Document, t transition, data map[string]string) error {
 	if len(t.to) != 1 {
 		return errors.New("move: the transition " + string(t.on) + " has no single outcome")
 	}
@@ -196,7 +196,7 @@ func (w *Workflow) EDIStatus(ctx context.Context, documentID int64, code, descri
 		} else if err != nil {
 			return err
 		}
-		t, ok := permit(event(code), byEDI, d)
+		t, ok := permit(docEvent(code), byEDI, d)
 		if !ok {
 			return fieldError("code", CodeInvalidValue)
 		}
@@ -204,7 +204,7 @@ func (w *Workflow) EDIStatus(ctx context.Context, documentID int64, code, descri
 		if description != "" {
 			data["reason"] = description
 		}
-		return move(tx, &d, t, data)
+		return moveDocument(tx, &d, t, data)
 	})
 	if err == nil {
 		w.jobs.trigger(jobWebhooks)

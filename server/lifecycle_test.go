@@ -13,24 +13,24 @@ import (
 
 func TestLifecycleTable(t *testing.T) {
 	var (
-		none          = status{}
-		toSend        = status{store.StateToSend, ediPending}
-		toSendError   = status{store.StateToSend, ediError}
-		delivered     = status{store.StateSent, ediDelivered}
-		forwarded     = status{store.StateSent, ediAccepted}
-		accepted      = status{store.StateAccepted, ediAccepted}
-		inPayment     = status{store.StateAccepted, ediInPayment}
-		paid          = status{store.StateAccepted, ediPaid}
-		rejected      = status{store.StateRejected, ediRegularization}
-		returned      = status{store.StateRejected, ediReturned}
-		inReception   = status{store.StateSent, ediReception}
-		issueOutcomes = []status{delivered, toSend}
+		none          = docStatus{}
+		toSend        = docStatus{store.StateToSend, ediPending}
+		toSendError   = docStatus{store.StateToSend, ediError}
+		delivered     = docStatus{store.StateSent, ediDelivered}
+		forwarded     = docStatus{store.StateSent, ediAccepted}
+		accepted      = docStatus{store.StateAccepted, ediAccepted}
+		inPayment     = docStatus{store.StateAccepted, ediInPayment}
+		paid          = docStatus{store.StateAccepted, ediPaid}
+		rejected      = docStatus{store.StateRejected, ediRegularization}
+		returned      = docStatus{store.StateRejected, ediReturned}
+		inReception   = docStatus{store.StateSent, ediReception}
+		issueOutcomes = []docStatus{delivered, toSend}
 	)
 	cases := []struct {
-		on   event
+		on   docEvent
 		by   actor
-		from status
-		to   []status // nil: refused; empty: allowed, nothing changes
+		from docStatus
+		to   []docStatus // nil: refused; empty: allowed, nothing changes
 	}{
 		// The issuer: new documents and new versions of editable ones.
 		{evIssue, byIssuer, none, issueOutcomes},
@@ -47,52 +47,52 @@ func TestLifecycleTable(t *testing.T) {
 		{evAccept, byIssuer, delivered, nil},
 
 		// The recipient here.
-		{evAccept, byRecipient, delivered, []status{accepted}},
-		{evAccept, byRecipient, forwarded, []status{accepted}},
+		{evAccept, byRecipient, delivered, []docStatus{accepted}},
+		{evAccept, byRecipient, forwarded, []docStatus{accepted}},
 		{evAccept, byRecipient, accepted, nil},
 		{evAccept, byRecipient, rejected, nil},
 		{evAccept, byRecipient, toSend, nil},
-		{evReject, byRecipient, delivered, []status{rejected}},
+		{evReject, byRecipient, delivered, []docStatus{rejected}},
 		{evReject, byRecipient, accepted, nil},
 		{evReject, byRecipient, rejected, nil},
-		{evImport, byRecipient, delivered, []status{}},
-		{evImport, byRecipient, accepted, []status{}},
+		{evImport, byRecipient, delivered, []docStatus{}},
+		{evImport, byRecipient, accepted, []docStatus{}},
 		{evImport, byRecipient, rejected, nil},
 		{evImport, byIssuer, delivered, nil},
-		{evProcessState, byRecipient, delivered, []status{}},
-		{evProcessState, byRecipient, accepted, []status{}},
-		{evProcessState, byRecipient, rejected, []status{}},
+		{evProcessState, byRecipient, delivered, []docStatus{}},
+		{evProcessState, byRecipient, accepted, []docStatus{}},
+		{evProcessState, byRecipient, rejected, []docStatus{}},
 		{evProcessState, byRecipient, toSend, nil},
 
 		// The support team.
-		{evReject, bySupport, delivered, []status{rejected}},
+		{evReject, bySupport, delivered, []docStatus{rejected}},
 		{evReject, bySupport, accepted, nil},
 		{evAccept, bySupport, delivered, nil},
 
 		// EDI status messages.
-		{espapAccepted, byEDI, toSend, []status{forwarded}},
-		{espapAccepted, byEDI, delivered, []status{forwarded}},
+		{espapAccepted, byEDI, toSend, []docStatus{forwarded}},
+		{espapAccepted, byEDI, delivered, []docStatus{forwarded}},
 		{espapAccepted, byEDI, accepted, nil},
-		{espapError, byEDI, toSend, []status{toSendError}},
-		{espapError, byEDI, delivered, []status{toSendError}},
+		{espapError, byEDI, toSend, []docStatus{toSendError}},
+		{espapError, byEDI, delivered, []docStatus{toSendError}},
 		{espapError, byEDI, accepted, nil},
-		{espapRegularization, byEDI, forwarded, []status{rejected}},
-		{espapRegularization, byEDI, delivered, []status{rejected}},
+		{espapRegularization, byEDI, forwarded, []docStatus{rejected}},
+		{espapRegularization, byEDI, delivered, []docStatus{rejected}},
 		{espapRegularization, byEDI, toSend, nil},
 		{espapRegularization, byEDI, accepted, nil},
-		{espapReturned, byEDI, forwarded, []status{returned}},
+		{espapReturned, byEDI, forwarded, []docStatus{returned}},
 		{espapReturned, byEDI, rejected, nil},
-		{espapProcessed, byEDI, forwarded, []status{accepted}},
+		{espapProcessed, byEDI, forwarded, []docStatus{accepted}},
 		{espapProcessed, byEDI, accepted, nil},
-		{espapCreditAccepted, byEDI, forwarded, []status{accepted}},
-		{espapInPayment, byEDI, accepted, []status{inPayment}},
-		{espapInPayment, byEDI, forwarded, []status{inPayment}},
+		{espapCreditAccepted, byEDI, forwarded, []docStatus{accepted}},
+		{espapInPayment, byEDI, accepted, []docStatus{inPayment}},
+		{espapInPayment, byEDI, forwarded, []docStatus{inPayment}},
 		{espapInPayment, byEDI, paid, nil},
-		{espapPaid, byEDI, inPayment, []status{paid}},
-		{espapPaid, byEDI, accepted, []status{paid}},
+		{espapPaid, byEDI, inPayment, []docStatus{paid}},
+		{espapPaid, byEDI, accepted, []docStatus{paid}},
 		{espapPaid, byEDI, rejected, nil},
 		{espapPaid, byEDI, toSend, nil},
-		{event("99"), byEDI, forwarded, nil},
+		{docEvent("99"), byEDI, forwarded, nil},
 		{espapProcessed, byRecipient, forwarded, nil},
 	}
 	for _, c := range cases {
@@ -113,7 +113,7 @@ func TestLifecycleTable(t *testing.T) {
 func TestLifecycleNamesKnownStates(t *testing.T) {
 	states := []string{store.StateToSend, store.StateSent, store.StateAccepted, store.StateRejected}
 	edi := []string{ediPending, ediDelivered, ediAccepted, ediError, ediRegularization, ediReception, ediReturned, ediInPayment, ediPaid}
-	codes := map[event]bool{}
+	codes := map[docEvent]bool{}
 	for _, tr := range lifecycle {
 		for _, s := range tr.from {
 			if s != "" && !slices.Contains(states, s) {
@@ -134,7 +134,7 @@ func TestLifecycleNamesKnownStates(t *testing.T) {
 			codes[tr.on] = true
 		}
 	}
-	for _, c := range []event{espapAccepted, espapError, espapRegularization, espapReturned, espapProcessed, espapCreditAccepted, espapInPayment, espapPaid} {
+	for _, c := range []docEvent{espapAccepted, espapError, espapRegularization, espapReturned, espapProcessed, espapCreditAccepted, espapInPayment, espapPaid} {
 		if !codes[c] {
 			t.Errorf("eSPap code %s has no transition", c)
 		}
@@ -154,7 +154,7 @@ func TestEDIStatusMessages(t *testing.T) {
 	apply := func(id int64, code string) (store.Document, error) {
 		return env.srv.EDIStatus(ctx, id, code, "Falta o compromisso")
 	}
-	must := func(id int64, code string, want status) {
+	must := func(id int64, code string, want docStatus) {
 		t.Helper()
 		d, err := apply(id, code)
 		if err != nil || d.State != want.state || d.EDIState != want.edi {
@@ -178,10 +178,10 @@ func TestEDIStatusMessages(t *testing.T) {
 
 	paid := idOf("FT E/1")
 	before, queued := events(), outbox()
-	must(paid, "ACCEPTED", status{store.StateSent, ediAccepted})
-	must(paid, "11", status{store.StateAccepted, ediAccepted})
-	must(paid, "33", status{store.StateAccepted, ediInPayment})
-	must(paid, "29", status{store.StateAccepted, ediPaid})
+	must(paid, "ACCEPTED", docStatus{store.StateSent, ediAccepted})
+	must(paid, "11", docStatus{store.StateAccepted, ediAccepted})
+	must(paid, "33", docStatus{store.StateAccepted, ediInPayment})
+	must(paid, "29", docStatus{store.StateAccepted, ediPaid})
 	if _, err := apply(paid, "14"); refusedField(err, "code") != CodeInvalidValue {
 		t.Fatalf("14 after payment: %v", err)
 	}
@@ -205,7 +205,7 @@ func TestEDIStatusMessages(t *testing.T) {
 
 	// 14 asks for regularisation: the reason reaches the issuer and a new version may be sent.
 	corrected := idOf("FT E/2")
-	must(corrected, "14", status{store.StateRejected, ediRegularization})
+	must(corrected, "14", docStatus{store.StateRejected, ediRegularization})
 	doc := data(env.do("GET", "/api/v1/en/apps/documents/"+strconv.FormatInt(corrected, 10), env.as(env.entity, ""), ""))
 	if reasons, _ := doc["reasons"].([]any); len(reasons) != 1 || reasons[0].(map[string]any)["reason"] != "Falta o compromisso" {
 		t.Fatalf("issuer's view after 14: %v", doc)
@@ -216,7 +216,7 @@ func TestEDIStatusMessages(t *testing.T) {
 
 	// 22 returns it for good: a new document, not a new version.
 	returned := idOf("FT E/3")
-	must(returned, "22", status{store.StateRejected, ediReturned})
+	must(returned, "22", docStatus{store.StateRejected, ediReturned})
 	expectError(t, env.post("/documents", env.entity, "application/json", invoiceJSON("FT E/3", env.customer.NIF, "")), 400, "number:e200")
 
 	if _, err := apply(paid+1000, "11"); codeFor(err) != CodeNotFound {

@@ -264,7 +264,7 @@ func (w *Workflow) DecideDocument(ctx context.Context, recipientID int64, id str
 		if !ok {
 			return fieldError("accepted", CodeFinalState)
 		}
-		return move(tx, &d, t, data)
+		return moveDocument(tx, &d, t, data)
 	})
 	if err == nil {
 		w.jobs.trigger(jobWebhooks)

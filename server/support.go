@@ -43,7 +43,7 @@ func FormCode(c *Code) bool {
 }
 
 // notFound maps the store's ErrNotFound onto the registry.
-func notFound(err error) error {
+func asNotFound(err error) error {
 	if errors.Is(err, store.ErrNotFound) {
 		return fail(CodeNotFound)
 	}
@@ -51,7 +51,7 @@ func notFound(err error) error {
 }
 
 // exists maps the store's ErrConflict onto the registry.
-func exists(err error) error {
+func asExists(err error) error {
 	if errors.Is(err, store.ErrConflict) {
 		return fail(CodeExists)
 	}
@@ -107,7 +107,7 @@ func (w *Workflow) CreateEntity(ctx context.Context, n store.NewEntity) (store.E
 		return store.Entity{}, err
 	}
 	e, err := w.store.CreateEntity(ctx, n)
-	return e, exists(err)
+	return e, asExists(err)
 }
 
 // UpdateEntity changes an entity's settings; nil fields stay as they are, empty mail settings fall back
@@ -135,13 +135,13 @@ func (w *Workflow) UpdateEntity(ctx context.Context, id int64, ch store.EntityCh
 		return store.Entity{}, err
 	}
 	e, err := w.store.UpdateEntity(ctx, id, ch)
-	return e, notFound(err)
+	return e, asNotFound(err)
 }
 
 // entity reads an entity a support operation names.
-func (w *Workflow) entity(ctx context.Context, id int64) (store.Entity, error) {
+func (w *Workflow) existingEntity(ctx context.Context, id int64) (store.Entity, error) {
 	e, err := w.store.EntityByID(ctx, id)
-	return e, notFound(err)
+	return e, asNotFound(err)
 }
 
 // SetRecipientRule requires (on) or stops requiring a field on what an entity receives, and returns the
@@ -150,7 +150,7 @@ func (w *Workflow) SetRecipientRule(ctx context.Context, entityID int64, rule st
 	if !slices.Contains(RecipientRuleNames, rule) {
 		return nil, FieldErrors{"rule": {Code: CodeInvalidValue, Details: RecipientRuleNames}}
 	}
-	if _, err := w.entity(ctx, entityID); err != nil {
+	if _, err := w.existingEntity(ctx, entityID); err != nil {
 		return nil, err
 	}
 	if err := w.store.SetRecipientRule(ctx, entityID, rule, on); err != nil {
@@ -169,16 +169,16 @@ func (w *Workflow) CreateProcessState(ctx context.Context, p store.ProcessState)
 	if err := errs.orNil(); err != nil {
 		return p, err
 	}
-	if _, err := w.entity(ctx, p.EntityID); err != nil {
+	if _, err := w.existingEntity(ctx, p.EntityID); err != nil {
 		return p, err
 	}
 	p, err := w.store.CreateProcessState(ctx, p)
-	return p, exists(err)
+	return p, asExists(err)
 }
 
 // DeleteProcessState removes one of an entity's process states.
 func (w *Workflow) DeleteProcessState(ctx context.Context, entityID int64, code string) error {
-	return notFound(w.store.DeleteProcessState(ctx, entityID, strings.TrimSpace(code)))
+	return asNotFound(w.store.DeleteProcessState(ctx, entityID, strings.TrimSpace(code)))
 }
 
 // CreateWebhook posts an entity's document events to an http(s) address, with a key sent as Bearer and
@@ -205,7 +205,7 @@ func (w *Workflow) CreateWebhook(ctx context.Context, entityID int64, target, ke
 	if err := errs.orNil(); err != nil {
 		return store.Webhook{}, err
 	}
-	if _, err := w.entity(ctx, entityID); err != nil {
+	if _, err := w.existingEntity(ctx, entityID); err != nil {
 		return store.Webhook{}, err
 	}
 	return w.store.CreateWebhook(ctx, store.Webhook{EntityID: entityID, URL: target, Key: key, Events: list})
@@ -213,7 +213,7 @@ func (w *Workflow) CreateWebhook(ctx context.Context, entityID int64, target, ke
 
 // DeleteWebhook stops a webhook.
 func (w *Workflow) DeleteWebhook(ctx context.Context, id int64) error {
-	return notFound(w.store.DeleteWebhook(ctx, id))
+	return asNotFound(w.store.DeleteWebhook(ctx, id))
 }
 
 // connectionStateNames are the states the support team can give a connection.
@@ -235,12 +235,12 @@ func (w *Workflow) CreateConnection(ctx context.Context, n store.NewConnection) 
 		return store.Connection{}, err
 	}
 	for _, id := range []int64{n.FromEntityID, n.ToEntityID} {
-		if _, err := w.entity(ctx, id); err != nil {
+		if _, err := w.existingEntity(ctx, id); err != nil {
 			return store.Connection{}, err
 		}
 	}
 	c, err := w.store.CreateConnection(ctx, n)
-	return c, exists(err)
+	return c, asExists(err)
 }
 
 // SetConnectionState approves, declines, or puts back in analysis or pending, a connection; the reason
@@ -258,7 +258,7 @@ func (w *Workflow) SetConnectionState(ctx context.Context, id int64, state, reas
 		return store.Connection{}, err
 	}
 	c, err := w.store.SetConnectionState(ctx, id, state, reason)
-	return c, notFound(err)
+	return c, asNotFound(err)
 }
 
 // scopesOf checks the scopes asked for a credential and puts them in the order tokens list them.
@@ -308,7 +308,7 @@ func (w *Workflow) client(ctx context.Context, clientID string) (store.Credentia
 		return store.Credential{}, fieldError("client", CodeRequired)
 	}
 	c, err := w.store.CredentialByClientID(ctx, clientID)
-	return c, notFound(err)
+	return c, asNotFound(err)
 }
 
 // platformToken reads a legacy platform token by its id.
@@ -320,7 +320,7 @@ func (w *Workflow) platformToken(ctx context.Context, id int64) (store.Credentia
 	if err == nil && c.Kind != store.KindPlatform {
 		err = store.ErrNotFound
 	}
-	return c, notFound(err)
+	return c, asNotFound(err)
 }
 
 // DisableClient disables an OAuth client and revokes its access tokens.
@@ -361,7 +361,7 @@ func (w *Workflow) AuthorizePlatformToken(ctx context.Context, id, entityID int6
 }
 
 func (w *Workflow) authorize(ctx context.Context, c store.Credential, entityID int64) error {
-	if _, err := w.entity(ctx, entityID); err != nil {
+	if _, err := w.existingEntity(ctx, entityID); err != nil {
 		return err
 	}
 	return w.store.Authorize(ctx, c.ID, entityID)
@@ -374,7 +374,7 @@ func (w *Workflow) ImportSeal(ctx context.Context, entityID int64, p12 []byte, p
 	if len(p12) > MaxSealFile {
 		return store.Seal{}, FieldErrors{"file": {Code: CodeInvalidValue, Details: map[string]int{"max_bytes": MaxSealFile}}}
 	}
-	e, err := w.entity(ctx, entityID)
+	e, err := w.existingEntity(ctx, entityID)
 	if err != nil {
 		return store.Seal{}, err
 	}
@@ -404,5 +404,5 @@ func sealFits(seal *signing.Seal, e store.Entity, now time.Time) error {
 
 // DeleteSeal forgets an entity's seal: the service stops signing for it.
 func (w *Workflow) DeleteSeal(ctx context.Context, entityID int64) error {
-	return notFound(w.store.DeleteSeal(ctx, entityID))
+	return asNotFound(w.store.DeleteSeal(ctx, entityID))
 }

@@ -15,7 +15,7 @@ import (
 
 // wantCode checks that a workflow error carries code: on field (a FieldErrors), or as the error's own
 // code when field is "".
-func wantCode(t *testing.T, what string, err error, field string, code *Code) {
+func wantWorkflowCode(t *testing.T, what string, err error, field string, code *Code) {
 	t.Helper()
 	got := ErrorCode(err)
 	if field != "" {
@@ -31,15 +31,15 @@ func TestSupportEntitiesRulesAndConnections(t *testing.T) {
 	w, ctx := env.srv.Workflow, context.Background()
 
 	_, err := w.CreateEntity(ctx, store.NewEntity{Name: "  ", Country: "PT", NIF: "500000000"})
-	wantCode(t, "no name", err, "name", CodeRequired)
+	wantWorkflowCode(t, "no name", err, "name", CodeRequired)
 	_, err = w.CreateEntity(ctx, store.NewEntity{Name: "X", Country: "PT", NIF: "123456780"})
-	wantCode(t, "check digit", err, "nif", CodeInvalidValue)
+	wantWorkflowCode(t, "check digit", err, "nif", CodeInvalidValue)
 	_, err = w.CreateEntity(ctx, store.NewEntity{Name: "X", Country: "P", NIF: "1"})
-	wantCode(t, "country", err, "country", CodeInvalidValue)
+	wantWorkflowCode(t, "country", err, "country", CodeInvalidValue)
 	_, err = w.CreateEntity(ctx, store.NewEntity{Name: "X", Country: "PT", NIF: "500000000", Transactions: -1})
-	wantCode(t, "negative balance", err, "transactions", CodeInvalidValue)
+	wantWorkflowCode(t, "negative balance", err, "transactions", CodeInvalidValue)
 	_, err = w.CreateEntity(ctx, store.NewEntity{Name: "Outro", Country: "PT", NIF: env.entity.NIF})
-	wantCode(t, "same tax ID", err, "", CodeExists)
+	wantWorkflowCode(t, "same tax ID", err, "", CodeExists)
 	b, err := w.CreateEntity(ctx, store.NewEntity{Name: " Cliente ", Country: "ES", NIF: "B12345678"})
 	if err != nil || b.Name != "Cliente" {
 		t.Fatalf("create: %v %+v", err, b)
@@ -47,40 +47,40 @@ func TestSupportEntitiesRulesAndConnections(t *testing.T) {
 
 	bad := "not an address"
 	_, err = w.UpdateEntity(ctx, b.ID, store.EntityChanges{MailReplyTo: &bad})
-	wantCode(t, "reply-to", err, "mail_reply_to", CodeInvalidValue)
+	wantWorkflowCode(t, "reply-to", err, "mail_reply_to", CodeInvalidValue)
 	_, err = w.UpdateEntity(ctx, b.ID+100, store.EntityChanges{})
-	wantCode(t, "unknown entity", err, "", CodeNotFound)
+	wantWorkflowCode(t, "unknown entity", err, "", CodeNotFound)
 	from := " contas@cliente.example "
 	if e, err := w.UpdateEntity(ctx, b.ID, store.EntityChanges{MailFromAddress: &from}); err != nil || e.Mail.FromAddress != "contas@cliente.example" {
 		t.Fatalf("update: %v %+v", err, e.Mail)
 	}
 
 	_, err = w.SetRecipientRule(ctx, b.ID, "colour", true)
-	wantCode(t, "unknown rule", err, "rule", CodeInvalidValue)
+	wantWorkflowCode(t, "unknown rule", err, "rule", CodeInvalidValue)
 	_, err = w.SetRecipientRule(ctx, b.ID+100, ruleCommitmentNumber, true)
-	wantCode(t, "rule of unknown entity", err, "", CodeNotFound)
+	wantWorkflowCode(t, "rule of unknown entity", err, "", CodeNotFound)
 	if rules, err := w.SetRecipientRule(ctx, b.ID, rulePDFAttached, true); err != nil || !slices.Equal(rules, []string{rulePDFAttached}) {
 		t.Fatalf("rule: %v %v", err, rules)
 	}
 
 	_, err = w.CreateConnection(ctx, store.NewConnection{FromEntityID: b.ID, ToEntityID: b.ID})
-	wantCode(t, "to itself", err, "to", CodeInvalidValue)
+	wantWorkflowCode(t, "to itself", err, "to", CodeInvalidValue)
 	_, err = w.CreateConnection(ctx, store.NewConnection{FromEntityID: env.entity.ID, ToEntityID: b.ID, State: "open"})
-	wantCode(t, "unknown state", err, "state", CodeInvalidValue)
+	wantWorkflowCode(t, "unknown state", err, "state", CodeInvalidValue)
 	_, err = w.CreateConnection(ctx, store.NewConnection{FromEntityID: env.entity.ID, ToEntityID: b.ID + 100})
-	wantCode(t, "to an unknown entity", err, "", CodeNotFound)
+	wantWorkflowCode(t, "to an unknown entity", err, "", CodeNotFound)
 	c, err := w.CreateConnection(ctx, store.NewConnection{FromEntityID: env.entity.ID, ToEntityID: b.ID})
 	if err != nil || c.State != store.ConnAnalyzing {
 		t.Fatalf("connection: %v %+v", err, c)
 	}
 	_, err = w.CreateConnection(ctx, store.NewConnection{FromEntityID: env.entity.ID, ToEntityID: b.ID})
-	wantCode(t, "second connection", err, "", CodeExists)
+	wantWorkflowCode(t, "second connection", err, "", CodeExists)
 	_, err = w.SetConnectionState(ctx, 0, store.ConnApproved, "")
-	wantCode(t, "no id", err, "id", CodeRequired)
+	wantWorkflowCode(t, "no id", err, "id", CodeRequired)
 	_, err = w.SetConnectionState(ctx, c.ID+100, store.ConnApproved, "")
-	wantCode(t, "unknown connection", err, "", CodeNotFound)
+	wantWorkflowCode(t, "unknown connection", err, "", CodeNotFound)
 	_, err = w.SetConnectionState(ctx, c.ID, store.ConnPending, strings.Repeat("x", maxReasonLength+1))
-	wantCode(t, "long reason", err, "reason", CodeInvalidValue)
+	wantWorkflowCode(t, "long reason", err, "reason", CodeInvalidValue)
 	if c, err = w.SetConnectionState(ctx, c.ID, store.ConnPending, "falta o contrato"); err != nil || c.State != store.ConnPending || c.Reason != "falta o contrato" {
 		t.Fatalf("pending: %v %+v", err, c)
 	}
@@ -91,43 +91,43 @@ func TestSupportProcessStatesWebhooksAndCredentials(t *testing.T) {
 	w, ctx, e := env.srv.Workflow, context.Background(), env.entity
 
 	_, err := w.CreateProcessState(ctx, store.ProcessState{EntityID: e.ID, Code: strings.Repeat("C", maxProcessStateCode+1), Name: "Pago"})
-	wantCode(t, "long code", err, "code", CodeInvalidValue)
+	wantWorkflowCode(t, "long code", err, "code", CodeInvalidValue)
 	if _, err := w.CreateProcessState(ctx, store.ProcessState{EntityID: e.ID, Code: " PAGO ", Name: "Pago"}); err != nil {
 		t.Fatal(err)
 	}
 	_, err = w.CreateProcessState(ctx, store.ProcessState{EntityID: e.ID, Code: "PAGO", Name: "Outra vez"})
-	wantCode(t, "same code", err, "", CodeExists)
-	wantCode(t, "delete unknown", w.DeleteProcessState(ctx, e.ID, "NADA"), "", CodeNotFound)
+	wantWorkflowCode(t, "same code", err, "", CodeExists)
+	wantWorkflowCode(t, "delete unknown", w.DeleteProcessState(ctx, e.ID, "NADA"), "", CodeNotFound)
 	if err := w.DeleteProcessState(ctx, e.ID, "PAGO"); err != nil {
 		t.Fatal(err)
 	}
 
 	_, err = w.CreateWebhook(ctx, e.ID, "ftp://erp.example/hook", "0123456789abcdef", WebhookEvents)
-	wantCode(t, "ftp", err, "url", CodeInvalidValue)
+	wantWorkflowCode(t, "ftp", err, "url", CodeInvalidValue)
 	_, err = w.CreateWebhook(ctx, e.ID, "https://erp.example/hook", "short", WebhookEvents)
-	wantCode(t, "short key", err, "key", CodeInvalidValue)
+	wantWorkflowCode(t, "short key", err, "key", CodeInvalidValue)
 	_, err = w.CreateWebhook(ctx, e.ID, "https://erp.example/hook", "0123456789abcdef", []string{"document.deleted"})
-	wantCode(t, "unknown event", err, "events", CodeInvalidValue)
+	wantWorkflowCode(t, "unknown event", err, "events", CodeInvalidValue)
 	_, err = w.CreateWebhook(ctx, e.ID, "https://erp.example/hook", "0123456789abcdef", nil)
-	wantCode(t, "no event", err, "events", CodeRequired)
+	wantWorkflowCode(t, "no event", err, "events", CodeRequired)
 	hook, err := w.CreateWebhook(ctx, e.ID, "https://erp.example/hook", "0123456789abcdef", []string{eventReceived, eventReceived})
 	if err != nil || !slices.Equal(hook.Events, []string{eventReceived}) {
 		t.Fatalf("webhook: %v %+v", err, hook)
 	}
-	wantCode(t, "delete unknown webhook", w.DeleteWebhook(ctx, hook.ID+100), "", CodeNotFound)
+	wantWorkflowCode(t, "delete unknown webhook", w.DeleteWebhook(ctx, hook.ID+100), "", CodeNotFound)
 
 	_, _, err = w.CreateClient(ctx, "ERP", []string{ScopeStatesRead, "everything"})
-	wantCode(t, "unknown scope", err, "scopes", CodeInvalidValue)
+	wantWorkflowCode(t, "unknown scope", err, "scopes", CodeInvalidValue)
 	_, _, err = w.CreateClient(ctx, "ERP", nil)
-	wantCode(t, "no scope", err, "scopes", CodeRequired)
+	wantWorkflowCode(t, "no scope", err, "scopes", CodeRequired)
 	client, secret, err := w.CreateClient(ctx, "ERP", []string{ScopeStatesRead, ScopeDocumentRead, ScopeStatesRead})
 	if err != nil || secret == "" || !slices.Equal(client.Scopes, []string{ScopeDocumentRead, ScopeStatesRead}) {
 		t.Fatalf("client: %v %+v", err, client)
 	}
 	_, err = w.AuthorizeClient(ctx, client.ClientID, e.ID+100)
-	wantCode(t, "authorise for an unknown entity", err, "", CodeNotFound)
+	wantWorkflowCode(t, "authorise for an unknown entity", err, "", CodeNotFound)
 	_, err = w.AuthorizeClient(ctx, "", e.ID)
-	wantCode(t, "no client", err, "client", CodeRequired)
+	wantWorkflowCode(t, "no client", err, "client", CodeRequired)
 	if _, err := w.AuthorizeClient(ctx, client.ClientID, e.ID); err != nil {
 		t.Fatal(err)
 	}
@@ -135,7 +135,7 @@ func TestSupportProcessStatesWebhooksAndCredentials(t *testing.T) {
 		t.Fatalf("authorised: %v %v", ok, err)
 	}
 	_, err = w.RevokePlatformToken(ctx, client.ID)
-	wantCode(t, "a client is not a platform token", err, "", CodeNotFound)
+	wantWorkflowCode(t, "a client is not a platform token", err, "", CodeNotFound)
 	if c, err := w.RevokePlatformToken(ctx, env.tokenID); err != nil || c.ID != env.tokenID {
 		t.Fatalf("revoke: %v", err)
 	}
@@ -165,15 +165,15 @@ func TestSupportSeals(t *testing.T) {
 	good := p12(signing.SelfSignedSeal("Fornecedor", e.NIF, now.Add(-time.Hour), now.AddDate(1, 0, 0)))
 
 	_, err := w.ImportSeal(ctx, e.ID, good, "errada")
-	wantCode(t, "wrong password", err, "file", CodeSealUnreadable)
+	wantWorkflowCode(t, "wrong password", err, "file", CodeSealUnreadable)
 	_, err = w.ImportSeal(ctx, e.ID, p12(signing.SelfSignedSeal("Fornecedor", e.NIF, now.AddDate(-2, 0, 0), now.AddDate(-1, 0, 0))), "segredo")
-	wantCode(t, "expired", err, "file", CodeSealUnusable)
+	wantWorkflowCode(t, "expired", err, "file", CodeSealUnusable)
 	_, err = w.ImportSeal(ctx, e.ID, p12(signing.SelfSignedSeal("Outra", "500000000", now.Add(-time.Hour), now.AddDate(1, 0, 0))), "segredo")
-	wantCode(t, "another organisation", err, "file", CodeSealOtherParty)
+	wantWorkflowCode(t, "another organisation", err, "file", CodeSealOtherParty)
 	_, err = w.ImportSeal(ctx, e.ID, make([]byte, MaxSealFile+1), "segredo")
-	wantCode(t, "too large", err, "file", CodeInvalidValue)
+	wantWorkflowCode(t, "too large", err, "file", CodeInvalidValue)
 	_, err = w.ImportSeal(ctx, e.ID+100, good, "segredo")
-	wantCode(t, "unknown entity", err, "", CodeNotFound)
+	wantWorkflowCode(t, "unknown entity", err, "", CodeNotFound)
 
 	kept, err := w.ImportSeal(ctx, e.ID, good, "segredo")
 	if err != nil || kept.EntityID != e.ID || !strings.Contains(kept.Subject, "Fornecedor") {
@@ -185,5 +185,5 @@ func TestSupportSeals(t *testing.T) {
 	if err := w.DeleteSeal(ctx, e.ID); err != nil {
 		t.Fatal(err)
 	}
-	wantCode(t, "delete twice", w.DeleteSeal(ctx, e.ID), "", CodeNotFound)
+	wantWorkflowCode(t, "delete twice", w.DeleteSeal(ctx, e.ID), "", CodeNotFound)
 }
