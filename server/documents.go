@@ -510,26 +510,9 @@ func (s *Server) markEventsRead(c echo.Context) error {
 			ids = append(ids, string(t))
 		}
 	}
-	if len(ids) == 0 {
-		return fieldError("events", CodeRequired)
-	}
-	if len(ids) > 1000 {
-		return fieldError("events", CodeInvalidValue)
-	}
-	nums := make([]int64, len(ids))
-	for i, v := range ids {
-		n, err := s.store.ParsePublicID(store.KindEvent, v)
-		if err != nil {
-			return fieldError("events", CodeUnknownEvents)
-		}
-		nums[i] = n
-	}
-	unknown, err := s.store.MarkEventsRead(c.Request().Context(), actingEntity(c).ID, nums)
+	read, err := s.MarkEventsRead(c.Request().Context(), actingEntity(c).ID, ids)
 	if err != nil {
 		return err
 	}
-	if len(unknown) > 0 {
-		return fieldError("events", CodeUnknownEvents)
-	}
-	return respond(c, CodeEventsRead, map[string]any{"data": map[string]int{"read": len(nums)}})
+	return respond(c, CodeEventsRead, map[string]any{"data": map[string]int{"read": read}})
 }

@@ -26,17 +26,6 @@ const (
 	kindOrder      = "order"
 )
 
-// EDI states (state_edi_document.alias): pending until the document reaches the recipient's inbox.
-// A document may be edited while it was never delivered, or when its EDI state asks for it.
-const (
-	ediPending        = "pending"
-	ediDelivered      = "delivered"
-	ediRegularization = "regularization"
-	ediReception      = "reception"
-	ediError          = "error"
-	ediAccepted       = "accepted"
-)
-
 // Why a document was not delivered (to_send_status.code).
 const (
 	toSendConnection   = "sent_connection"
@@ -277,17 +266,6 @@ func hasRole(files []store.File, role string) bool {
 	return false
 }
 
-// editable: never delivered, or the EDI state asks for a new version.
-func editable(d store.Document) bool {
-	switch {
-	case d.State == store.StateToSend:
-		return true
-	case d.EDIState == ediRegularization, d.EDIState == ediReception, d.EDIState == ediError:
-		return true
-	}
-	return false
-}
-
 // route decides where a document goes: to the recipient's inbox when it is an entity here with an
 // approved connection (and, when it pays for what it receives, a transaction to spend); otherwise it
 // waits, with the reason.
@@ -335,27 +313,6 @@ func chargeTransactions(tx *store.Tx, req issueRequest, d *store.Document, recip
 	return tx.Spend(req.issuer.ID, d.ID, (size+mb-1)/mb, "attachments_signing", true)
 }
 
-// recordChange writes what a creation or an edit means for others: history, the issuer's
-// states-report event and webhooks, the recipient's received webhook.
-func recordChange(tx *store.Tx, d *store.Document, previous string, edited bool, recipient *store.Entity) error {
-	if edited {
-		if err := tx.AddHistory(store.HistoryEntry{DocumentID: d.ID, Kind: "edit", Description: "edited"}); err != nil {
-			return err
-		}
-	}
-	if d.State != previous {
-		if err := stateChanged(tx, d, previous, map[string]string{"to_send_status": d.ToSendStatus}); err != nil {
-			return err
-		}
-	}
-	if d.State == store.StateSent && previous != store.StateSent && recipient != nil {
-		if err := tx.EnqueueWebhooks(recipient.ID, d.ID, eventReceived, nil); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
 // Webhook events.
 const (
 	eventReceived     = "document.received"
@@ -364,20 +321,6 @@ const (
 
 // WebhookEvents lists the events a webhook can take.
 var WebhookEvents = []string{eventReceived, eventStateChanged}
-
-// stateChanged records a document's move to its new state: a history entry (with data, such as a
-// rejection reason), the issuer's states-report event and its state_changed webhooks.
-func stateChanged(tx *store.Tx, d *store.Document, previous string, data map[string]string) error {
-	data["previous_state"] = previous
-	raw, _ := json.Marshal(data)
-	if err := tx.AddHistory(store.HistoryEntry{DocumentID: d.ID, Kind: "state", State: d.State, Description: d.State, Data: raw}); err != nil {
-		return err
-	}
-	if err := tx.AddStateEvent(store.StateEvent{EntityID: d.IssuerID, DocumentID: d.ID, State: d.State, PreviousState: previous, EDIState: d.EDIState}); err != nil {
-		return err
-	}
-	return tx.EnqueueWebhooks(d.IssuerID, d.ID, eventStateChanged, map[string]any{"state": d.State, "previous_state": previous})
-}
 
 // fillDocument copies the stored columns from the model.
 func fillDocument(d *store.Document, req issueRequest, m *ubl.Document, counterparty ubl.Party, emails []string) {

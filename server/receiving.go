@@ -1,6 +1,7 @@
 package server
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"io"
@@ -119,49 +120,21 @@ func formBody(c echo.Context, names ...string) (map[string]text, error) {
 	return out, nil
 }
 
-// receivedDocument reads, inside a transaction, a document the acting entity received; anything else
-// is 404.
-func receivedDocument(tx *store.Tx, c echo.Context) (store.Document, error) {
-	id, err := tx.ParsePublicID(store.KindDocument, c.Param("id"))
-	if err != nil {
-		return store.Document{}, fail(CodeNotFound)
-	}
-	d, err := tx.DocumentByID(id)
-	if errors.Is(err, store.ErrNotFound) || err == nil && (d.RecipientID != actingEntity(c).ID || d.State == store.StateToSend) {
-		return store.Document{}, fail(CodeNotFound)
-	}
-	return d, err
-}
-
-// importDocument is POST /apps/documents/{id}: the recipient confirms it imported the document. A
-// repeat changes nothing; a rejected document cannot be imported.
+// importDocument is POST /apps/documents/{id}: the recipient confirms it imported the document.
 func (s *Server) importDocument(c echo.Context) error {
 	if _, err := formBody(c); err != nil {
 		return err
 	}
-	var d store.Document
-	err := s.store.Update(c.Request().Context(), func(tx *store.Tx) error {
-		var err error
-		if d, err = receivedDocument(tx, c); err != nil {
-			return err
-		}
-		if d.State == store.StateRejected {
-			return fieldError("document", CodeRejectedNoImport)
-		}
-		first, err := tx.MarkImported(d.ID)
-		if err != nil || !first {
-			return err
-		}
-		return tx.AddHistory(store.HistoryEntry{DocumentID: d.ID, Kind: "import", Description: "imported"})
-	})
+	me := actingEntity(c)
+	d, err := s.ImportDocument(c.Request().Context(), me.ID, c.Param("id"))
 	if err != nil {
 		return err
 	}
-	return respond(c, CodeDocumentImported, map[string]any{"data": summarize(d, actingEntity(c).ID, langOf(c))})
+	return respond(c, CodeDocumentImported, map[string]any{"data": summarize(d, me.ID, langOf(c))})
 }
 
 // acceptDocument is POST /apps/documents/{id}/accepted with accepted (1/0, true/false) and reason,
-// required when not accepted. The issuer's document becomes accepted or rejected; either is final.
+// required when not accepted.
 func (s *Server) acceptDocument(c echo.Context) error {
 	body, err := formBody(c, "accepted", "reason")
 	if err != nil {
@@ -174,39 +147,12 @@ func (s *Server) acceptDocument(c echo.Context) error {
 	case !ok:
 		return fieldError("accepted", CodeInvalidValue)
 	}
-	reason := strings.TrimSpace(string(body["reason"]))
-	if !accepted && reason == "" {
-		return fieldError("reason", CodeRequired)
-	}
-	if len([]rune(reason)) > 1000 {
-		return fieldError("reason", CodeInvalidValue)
-	}
-	var d store.Document
-	err = s.store.Update(c.Request().Context(), func(tx *store.Tx) error {
-		var err error
-		if d, err = receivedDocument(tx, c); err != nil {
-			return err
-		}
-		if d.State != store.StateSent {
-			return fieldError("accepted", CodeFinalState)
-		}
-		previous := d.State
-		d.State, d.EDIState = store.StateAccepted, ediAccepted
-		data := map[string]string{}
-		if !accepted {
-			// Rejected: the issuer may correct the document and send it again.
-			d.State, d.EDIState, data["reason"] = store.StateRejected, ediRegularization, reason
-		}
-		if err := tx.SaveDocument(&d); err != nil {
-			return err
-		}
-		return stateChanged(tx, &d, previous, data)
-	})
+	me := actingEntity(c)
+	d, err := s.DecideDocument(c.Request().Context(), me.ID, c.Param("id"), accepted, string(body["reason"]))
 	if err != nil {
 		return err
 	}
-	s.jobs.trigger(jobWebhooks)
-	return respond(c, CodeStateCommunicated, map[string]any{"data": summarize(d, actingEntity(c).ID, langOf(c))})
+	return respond(c, CodeStateCommunicated, map[string]any{"data": summarize(d, me.ID, langOf(c))})
 }
 
 // processStateItem is one process state as GET /apps/processstates lists it.
@@ -235,28 +181,123 @@ func (s *Server) listProcessStates(c echo.Context) error {
 	return respondData(c, true, out)
 }
 
-// setProcessState is PUT /apps/documents/{id}/processstates with identification_code: the recipient
-// sets one of its process states on a received document; the change goes into the history.
+// setProcessState is PUT /apps/documents/{id}/processstates with identification_code.
 func (s *Server) setProcessState(c echo.Context) error {
-	me := actingEntity(c)
 	body, err := formBody(c, "identification_code")
 	if err != nil {
 		return err
 	}
-	if !me.ProcessStatesEnabled {
-		return fieldError("process_states", CodeProcessStatesOff)
+	d, ps, err := s.SetProcessState(c.Request().Context(), actingEntity(c).ID, c.Param("id"), string(body["identification_code"]))
+	if err != nil {
+		return err
 	}
-	code := strings.TrimSpace(string(body["identification_code"]))
-	if code == "" {
-		return fieldError("identification_code", CodeRequired)
+	return respond(c, CodeProcessStateSet, map[string]any{"data": map[string]string{"id": d.PublicID, "identification_code": ps.Code}})
+}
+
+// The recipient's operations, for the API and the portal alike.
+
+// maxReasonLength bounds a rejection's reason, in characters.
+const maxReasonLength = 1000
+
+// documentID reads a document id as the API and the portal give it.
+func documentID(tx *store.Tx, raw string) (int64, error) {
+	return tx.ParsePublicID(store.KindDocument, raw)
+}
+
+// receivedDocument reads, inside a transaction, a document the recipient received; anything else is
+// 404.
+func receivedDocument(tx *store.Tx, recipientID int64, rawID string) (store.Document, error) {
+	id, err := documentID(tx, rawID)
+	if err != nil {
+		return store.Document{}, fail(CodeNotFound)
 	}
+	d, err := tx.DocumentByID(id)
+	if errors.Is(err, store.ErrNotFound) || err == nil && (d.RecipientID != recipientID || d.State == store.StateToSend) {
+		return store.Document{}, fail(CodeNotFound)
+	}
+	return d, err
+}
+
+// ImportDocument records that the recipient took a document it received into its own system; the
+// document leaves its inbox. A repeat changes nothing; a rejected document cannot be imported.
+func (w *Workflow) ImportDocument(ctx context.Context, recipientID int64, id string) (store.Document, error) {
 	var d store.Document
-	err = s.store.Update(c.Request().Context(), func(tx *store.Tx) error {
+	err := w.store.Update(ctx, func(tx *store.Tx) error {
 		var err error
-		if d, err = receivedDocument(tx, c); err != nil {
+		if d, err = receivedDocument(tx, recipientID, id); err != nil {
 			return err
 		}
-		ps, err := tx.ProcessState(me.ID, code)
+		if _, ok := permit(evImport, byRecipient, d); !ok {
+			return fieldError("document", CodeRejectedNoImport)
+		}
+		first, err := tx.MarkImported(d.ID)
+		if err != nil || !first {
+			return err
+		}
+		return tx.AddHistory(store.HistoryEntry{DocumentID: d.ID, Kind: "import", Description: "imported"})
+	})
+	return d, err
+}
+
+// DecideDocument records the recipient's acceptance or rejection of a document it received; a
+// rejection needs a reason. Either is final: a rejected document comes back only as a new version
+// the issuer sends.
+func (w *Workflow) DecideDocument(ctx context.Context, recipientID int64, id string, accepted bool, reason string) (store.Document, error) {
+	reason = strings.TrimSpace(reason)
+	if !accepted && reason == "" {
+		return store.Document{}, fieldError("reason", CodeRequired)
+	}
+	if len([]rune(reason)) > maxReasonLength {
+		return store.Document{}, fieldError("reason", CodeInvalidValue)
+	}
+	on, data := evAccept, map[string]string{}
+	if !accepted {
+		on, data["reason"] = evReject, reason
+	}
+	var d store.Document
+	err := w.store.Update(ctx, func(tx *store.Tx) error {
+		var err error
+		if d, err = receivedDocument(tx, recipientID, id); err != nil {
+			return err
+		}
+		t, ok := permit(on, byRecipient, d)
+		if !ok {
+			return fieldError("accepted", CodeFinalState)
+		}
+		return moveDocument(tx, &d, t, data)
+	})
+	if err == nil {
+		w.jobs.trigger(jobWebhooks)
+	}
+	return d, err
+}
+
+// SetProcessState sets one of the recipient's process states on a document it received; the change
+// goes into the document's history.
+func (w *Workflow) SetProcessState(ctx context.Context, recipientID int64, id, code string) (store.Document, store.ProcessState, error) {
+	var d store.Document
+	var ps store.ProcessState
+	me, err := w.store.EntityByID(ctx, recipientID)
+	if errors.Is(err, store.ErrNotFound) {
+		return d, ps, fail(CodeNotFound)
+	} else if err != nil {
+		return d, ps, err
+	}
+	if !me.ProcessStatesEnabled {
+		return d, ps, fieldError("process_states", CodeProcessStatesOff)
+	}
+	if code = strings.TrimSpace(code); code == "" {
+		return d, ps, fieldError("identification_code", CodeRequired)
+	}
+	err = w.store.Update(ctx, func(tx *store.Tx) error {
+		var err error
+		if d, err = receivedDocument(tx, recipientID, id); err != nil {
+			return err
+		}
+		if _, ok := permit(evProcessState, byRecipient, d); !ok {
+			return fail(CodeNotFound)
+		}
+		ps, err = tx.ProcessState(recipientID, code)
 		if errors.Is(err, store.ErrNotFound) {
 			return fieldError("identification_code", CodeInvalidValue)
 		}
@@ -269,8 +310,5 @@ func (s *Server) setProcessState(c echo.Context) error {
 		data, _ := json.Marshal(map[string]string{"identification_code": ps.Code, "name": ps.Name, "previous": d.ProcessState})
 		return tx.AddHistory(store.HistoryEntry{DocumentID: d.ID, Kind: "process_state", Description: "process_state", Data: data})
 	})
-	if err != nil {
-		return err
-	}
-	return respond(c, CodeProcessStateSet, map[string]any{"data": map[string]string{"id": d.PublicID, "identification_code": code}})
+	return d, ps, err
 }

@@ -35,13 +35,11 @@ var (
 	oidSHA256                = asn1.ObjectIdentifier{2, 16, 840, 1, 101, 3, 4, 2, 1}
 	oidSHA384                = asn1.ObjectIdentifier{2, 16, 840, 1, 101, 3, 4, 2, 2}
 	oidSHA512                = asn1.ObjectIdentifier{2, 16, 840, 1, 101, 3, 4, 2, 3}
-	oidRSAEncryption         = asn1.ObjectIdentifier{1, 2, 840, 113549, 1, 1, 1}
 	oidRSAPSS                = asn1.ObjectIdentifier{1, 2, 840, 113549, 1, 1, 10}
 	oidSHA1WithRSA           = asn1.ObjectIdentifier{1, 2, 840, 113549, 1, 1, 5}
 	oidSHA256WithRSA         = asn1.ObjectIdentifier{1, 2, 840, 113549, 1, 1, 11}
 	oidSHA384WithRSA         = asn1.ObjectIdentifier{1, 2, 840, 113549, 1, 1, 12}
 	oidSHA512WithRSA         = asn1.ObjectIdentifier{1, 2, 840, 113549, 1, 1, 13}
-	oidECPublicKey           = asn1.ObjectIdentifier{1, 2, 840, 10045, 2, 1}
 	oidECDSAWithSHA1         = asn1.ObjectIdentifier{1, 2, 840, 10045, 4, 1}
 	oidECDSAWithSHA256       = asn1.ObjectIdentifier{1, 2, 840, 10045, 4, 3, 2}
 	oidECDSAWithSHA384       = asn1.ObjectIdentifier{1, 2, 840, 10045, 4, 3, 3}

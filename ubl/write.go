@@ -2,6 +2,7 @@ package ubl
 
 import (
 	"bytes"
+	"cmp"
 	"errors"
 	"strings"
 	"unicode/utf8"
@@ -347,16 +348,9 @@ func (w *xmlWriter) category(elem string, c TaxCategory) {
 	w.leaf("cbc:TaxExemptionReasonCode", c.ExemptionReasonCode)
 	w.leaf("cbc:TaxExemptionReason", c.ExemptionReason)
 	w.open("cac:TaxScheme")
-	w.leaf("cbc:ID", orDefault(c.Scheme, "VAT"))
+	w.leaf("cbc:ID", cmp.Or(c.Scheme, "VAT"))
 	w.close("cac:TaxScheme")
 	w.close(elem)
-}
-
-func orDefault(s, def string) string {
-	if s == "" {
-		return def
-	}
-	return s
 }
 
 func (w *xmlWriter) totals(t Totals) {

@@ -7,9 +7,9 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"slices"
-	"sort"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -26,11 +26,13 @@ type adminCommand struct {
 	flags            func(fs *flag.FlagSet) func(a *adminEnv) error
 }
 
-// adminEnv is what a running admin command has: the store, the output and the --json switch.
+// adminEnv is what a running admin command has: the workflow layer for changes, the store for reads,
+// the output and the --json switch.
 type adminEnv struct {
 	ctx    context.Context
 	cfg    Config
 	st     *store.Store
+	wf     *server.Workflow
 	out    io.Writer
 	asJSON bool
 }
@@ -45,11 +47,12 @@ func usagef(format string, args ...any) error { return usageError{fmt.Sprintf(fo
 // admin runs `einvoice admin <noun> <verb> [flags]` on the configured data folder. It works while the
 // server runs: SQLite serialises the writes of both processes.
 func admin(args []string, stdout, stderr io.Writer) int {
-	if len(args) < 2 || args[0] == "help" {
+	if len(args) > 0 && (args[0] == "help" || args[0] == "-h" || args[0] == "--help" || args[0] == "-help") {
 		printAdminUsage(stdout)
-		if len(args) > 0 && args[0] == "help" {
-			return 0
-		}
+		return 0
+	}
+	if len(args) < 2 {
+		printAdminUsage(stderr)
 		return 2
 	}
 	cmd, ok := findAdminCommand(args[0], args[1])
@@ -64,40 +67,90 @@ func admin(args []string, stdout, stderr io.Writer) int {
 	dataDir := fs.String("data", "", "data folder (overrides storage.data_dir)")
 	asJSON := fs.Bool("json", false, "print JSON")
 	runCmd := cmd.flags(fs)
-	if err := fs.Parse(args[2:]); err != nil {
+	if err := fs.Parse(args[2:]); errors.Is(err, flag.ErrHelp) {
+		return 0
+	} else if err != nil {
 		return 2
 	}
 	if fs.NArg() > 0 {
 		fmt.Fprintf(stderr, "einvoice admin: unexpected argument %q\n", fs.Arg(0))
 		return 2
 	}
-	cfg, err := loadConfig(*configPath)
-	if err != nil {
+	ctx := context.Background()
+	cfg, st, err := openInstallation(ctx, *configPath, *dataDir, true)
+	var ce configError
+	if errors.As(err, &ce) {
 		fmt.Fprintln(stderr, "einvoice:", err)
 		return 2
 	}
-	if *dataDir != "" {
-		cfg.Storage.DataDir = *dataDir
-	}
-	ctx := context.Background()
-	st, err := openStore(ctx, cfg, newLogger(cfg.Log, os.Stderr))
 	if err != nil {
 		fmt.Fprintln(stderr, "einvoice admin:", err)
-		return 1
+		return exitCode(err)
 	}
 	defer st.Close()
-	err = runCmd(&adminEnv{ctx: ctx, cfg: cfg, st: st, out: stdout, asJSON: *asJSON})
-	var ue usageError
-	switch {
-	case err == nil:
+	wf := server.NewWorkflow(cfg.serverConfig(), st, newLogger(cfg.Log, os.Stderr))
+	err = runCmd(&adminEnv{ctx: ctx, cfg: cfg, st: st, wf: wf, out: stdout, asJSON: *asJSON})
+	if err == nil {
 		return 0
-	case errors.As(err, &ue):
-		fmt.Fprintln(stderr, "einvoice admin:", err)
-		return 2
-	default:
-		fmt.Fprintln(stderr, "einvoice admin:", err)
-		return 1
 	}
+	msg, code := explain(err)
+	fmt.Fprintln(stderr, "einvoice admin:", msg)
+	return code
+}
+
+// explain is the message and exit code of a failed admin command: a value in the wrong form (a usage
+// error, or a field the workflow finds missing or invalid) exits with 2; anything the workflow refuses
+// or that fails exits with 1.
+func explain(err error) (string, int) {
+	var fe server.FieldErrors
+	if !errors.As(err, &fe) {
+		return err.Error(), exitCode(err)
+	}
+	code := 2
+	var parts []string
+	for _, field := range slices.Sorted(maps.Keys(fe)) {
+		p := fe[field]
+		if !server.FormCode(p.Code) {
+			code = 1
+		}
+		text := strings.TrimSuffix(p.Code.EN, ".")
+		part := "--" + strings.ReplaceAll(field, "_", "-") + ": " + strings.ToLower(text[:1]) + text[1:]
+		if p.Details != nil {
+			part += " (" + detailsText(p.Details) + ")"
+		}
+		parts = append(parts, part)
+	}
+	return strings.Join(parts, "; "), code
+}
+
+func exitCode(err error) int {
+	var ue usageError
+	if errors.As(err, &ue) {
+		return 2
+	}
+	return 1
+}
+
+func detailsText(v any) string {
+	switch d := v.(type) {
+	case []string:
+		return "one of " + strings.Join(d, ", ")
+	case map[string]int:
+		var kv []string
+		for _, k := range slices.Sorted(maps.Keys(d)) {
+			kv = append(kv, fmt.Sprintf("%s %d", k, d[k]))
+		}
+		return strings.Join(kv, ", ")
+	}
+	return fmt.Sprint(v)
+}
+
+// reword replaces a workflow refusal with the given code by a sentence naming what the command meant.
+func reword(err error, code *server.Code, format string, args ...any) error {
+	if err != nil && server.ErrorCode(err) == code {
+		return fmt.Errorf(format, args...)
+	}
+	return err
 }
 
 func findAdminCommand(noun, verb string) (adminCommand, bool) {
@@ -136,6 +189,7 @@ var adminCommands = []adminCommand{
 	{"connection", "create", "--from NIF --to NIF [--state analyzing|approved|declined|pending] [--observation T]", connectionCreate},
 	{"connection", "approve", "--id ID [--reason R]", connectionSetState(store.ConnApproved)},
 	{"connection", "decline", "--id ID [--reason R]", connectionSetState(store.ConnDeclined)},
+	{"connection", "pending", "--id ID [--reason R]  (waits for something from the requester)", connectionSetState(store.ConnPending)},
 	{"connection", "list", "", connectionList},
 	{"processstate", "create", "add a process state an entity can set on received documents", processStateCreate},
 	{"processstate", "list", "", processStateList},
@@ -286,23 +340,14 @@ func entityCreate(fs *flag.FlagSet) func(*adminEnv) error {
 	transactions := fs.Int64("transactions", 0, "transaction balance")
 	test := fs.Bool("test-entity", false, "one of the test entities of a test installation")
 	return func(a *adminEnv) error {
-		if strings.TrimSpace(*name) == "" {
-			return usagef("--name is required")
-		}
-		if *transactions < 0 {
-			return usagef("--transactions must not be negative")
-		}
 		country, nif, err := taxID()
 		if err != nil {
 			return err
 		}
-		e, err := a.st.CreateEntity(a.ctx, store.NewEntity{Name: strings.TrimSpace(*name), Country: country, NIF: nif,
+		e, err := a.wf.CreateEntity(a.ctx, store.NewEntity{Name: *name, Country: country, NIF: nif,
 			PaysReceived: *pays, Transactions: *transactions, TestEntity: *test})
-		if errors.Is(err, store.ErrConflict) {
-			return fmt.Errorf("an entity with tax ID %s%s exists already", country, nif)
-		}
 		if err != nil {
-			return err
+			return reword(err, server.CodeExists, "an entity with tax ID %s%s exists already", country, nif)
 		}
 		return a.print(e, func(w io.Writer) { printEntity(w, e) })
 	}
@@ -339,15 +384,14 @@ func entityShow(fs *flag.FlagSet) func(*adminEnv) error {
 
 func entityUpdate(fs *flag.FlagSet) func(*adminEnv) error {
 	entity := entityFlags(fs)
-	name := fs.String("name", "", "new name")
-	var pays, processStates, signsItself, test onOffFlag
+	var name, mailFromName, mailFrom, mailReplyTo optionalString
+	fs.Var(&name, "name", "new name")
+	var pays, processStates, signsItself, test, mailXML onOffFlag
 	fs.Var(&pays, "pays-received", "on|off: pays a transaction per received document")
 	fs.Var(&processStates, "process-states", "on|off: custom process states feature")
 	fs.Var(&signsItself, "signs-itself", "on|off: the entity signs its documents itself (incoming signatures are verified)")
 	fs.Var(&test, "test-entity", "on|off: one of the test entities")
 	transactions := fs.String("transactions", "", "new transaction balance")
-	var mailFromName, mailFrom, mailReplyTo optionalString
-	var mailXML onOffFlag
 	fs.Var(&mailFromName, "mail-from-name", "display name of the entity's e-mails (empty: the installation's, else the entity's name)")
 	fs.Var(&mailFrom, "mail-from", "From address of the entity's e-mails (empty: the installation's)")
 	fs.Var(&mailReplyTo, "mail-reply-to", "Reply-To of the entity's e-mails (empty: the installation's)")
@@ -357,25 +401,16 @@ func entityUpdate(fs *flag.FlagSet) func(*adminEnv) error {
 		if err != nil {
 			return err
 		}
-		for _, a := range []*optionalString{&mailFrom, &mailReplyTo} {
-			if a.v != nil && *a.v != "" && !validAddress(*a.v) {
-				return usagef("%q is not an e-mail address", *a.v)
-			}
-		}
-		ch := store.EntityChanges{PaysReceived: pays.v, ProcessStatesEnabled: processStates.v, SignsItself: signsItself.v,
+		ch := store.EntityChanges{Name: name.v, PaysReceived: pays.v, ProcessStatesEnabled: processStates.v, SignsItself: signsItself.v,
 			TestEntity: test.v, MailFromName: mailFromName.v, MailFromAddress: mailFrom.v, MailReplyTo: mailReplyTo.v, MailAttachXML: mailXML.v}
-		if *name != "" {
-			n := strings.TrimSpace(*name)
-			ch.Name = &n
-		}
 		if *transactions != "" {
 			n, err := strconv.ParseInt(*transactions, 10, 64)
-			if err != nil || n < 0 {
-				return usagef("--transactions must be a whole number, not negative")
+			if err != nil {
+				return usagef("--transactions must be a whole number")
 			}
 			ch.Transactions = &n
 		}
-		if e, err = a.st.UpdateEntity(a.ctx, e.ID, ch); err != nil {
+		if e, err = a.wf.UpdateEntity(a.ctx, e.ID, ch); err != nil {
 			return err
 		}
 		return a.print(e, func(w io.Writer) { printEntity(w, e) })
@@ -383,53 +418,27 @@ func entityUpdate(fs *flag.FlagSet) func(*adminEnv) error {
 }
 
 // scopesFlag declares --scopes (default: all).
-func scopesFlag(fs *flag.FlagSet) func() ([]string, error) {
-	raw := fs.String("scopes", strings.Join(server.AllScopes, ","), "comma-separated scopes")
-	return func() ([]string, error) {
-		var out []string
-		for _, s := range strings.Split(*raw, ",") {
-			s = strings.TrimSpace(s)
-			if s == "" {
-				continue
-			}
-			if !contains(server.AllScopes, s) {
-				return nil, usagef("unknown scope %q (known: %s)", s, strings.Join(server.AllScopes, ", "))
-			}
-			if !contains(out, s) {
-				out = append(out, s)
-			}
-		}
-		if len(out) == 0 {
-			return nil, usagef("--scopes names no scope")
-		}
-		sort.SliceStable(out, func(i, j int) bool { return indexOf(server.AllScopes, out[i]) < indexOf(server.AllScopes, out[j]) })
-		return out, nil
-	}
+func scopesFlag(fs *flag.FlagSet) func() []string {
+	raw := fs.String("scopes", strings.Join(server.AllScopes, ","), "comma-separated: "+strings.Join(server.AllScopes, ", "))
+	return func() []string { return commaList(*raw) }
 }
 
-func contains(list []string, s string) bool { return indexOf(list, s) >= 0 }
-
-func indexOf(list []string, s string) int {
-	for i, v := range list {
-		if v == s {
-			return i
+// commaList splits a comma-separated flag, dropping empty items.
+func commaList(s string) []string {
+	var out []string
+	for _, v := range strings.Split(s, ",") {
+		if v = strings.TrimSpace(v); v != "" {
+			out = append(out, v)
 		}
 	}
-	return -1
+	return out
 }
 
 func clientCreate(fs *flag.FlagSet) func(*adminEnv) error {
 	name := fs.String("name", "", "client name (the integrator's application)")
 	scopes := scopesFlag(fs)
 	return func(a *adminEnv) error {
-		if strings.TrimSpace(*name) == "" {
-			return usagef("--name is required")
-		}
-		sc, err := scopes()
-		if err != nil {
-			return err
-		}
-		c, secret, err := a.st.CreateClient(a.ctx, strings.TrimSpace(*name), sc)
+		c, secret, err := a.wf.CreateClient(a.ctx, *name, scopes())
 		if err != nil {
 			return err
 		}
@@ -464,26 +473,12 @@ func credentialList(kind string) func(*flag.FlagSet) func(*adminEnv) error {
 	}
 }
 
-func (a *adminEnv) client(clientID string) (store.Credential, error) {
-	if clientID == "" {
-		return store.Credential{}, usagef("--client is required")
-	}
-	c, err := a.st.CredentialByClientID(a.ctx, clientID)
-	if errors.Is(err, store.ErrNotFound) {
-		return c, fmt.Errorf("no client %q", clientID)
-	}
-	return c, err
-}
-
 func clientDisable(fs *flag.FlagSet) func(*adminEnv) error {
 	clientID := fs.String("client", "", "client_id")
 	return func(a *adminEnv) error {
-		c, err := a.client(*clientID)
+		c, err := a.wf.DisableClient(a.ctx, *clientID)
 		if err != nil {
-			return err
-		}
-		if err := a.st.DisableCredential(a.ctx, c.ID); err != nil {
-			return err
+			return reword(err, server.CodeNotFound, "no client %q", *clientID)
 		}
 		return a.print(map[string]any{"client_id": c.ClientID, "disabled": true}, func(w io.Writer) {
 			fmt.Fprintf(w, "client %s disabled; its access tokens are revoked\n", c.ClientID)
@@ -495,22 +490,19 @@ func clientAuthorize(fs *flag.FlagSet) func(*adminEnv) error {
 	clientID := fs.String("client", "", "client_id")
 	entity := entityFlags(fs)
 	return func(a *adminEnv) error {
-		c, err := a.client(*clientID)
+		e, err := entity(a)
 		if err != nil {
 			return err
 		}
-		return a.authorize(c, entity)
+		c, err := a.wf.AuthorizeClient(a.ctx, *clientID, e.ID)
+		if err != nil {
+			return reword(err, server.CodeNotFound, "no client %q", *clientID)
+		}
+		return a.printAuthorized(c, e)
 	}
 }
 
-func (a *adminEnv) authorize(c store.Credential, entity func(*adminEnv) (store.Entity, error)) error {
-	e, err := entity(a)
-	if err != nil {
-		return err
-	}
-	if err := a.st.Authorize(a.ctx, c.ID, e.ID); err != nil {
-		return err
-	}
+func (a *adminEnv) printAuthorized(c store.Credential, e store.Entity) error {
 	return a.print(map[string]any{"credential_id": c.ID, "entity": e.Country + e.NIF, "authorized": true}, func(w io.Writer) {
 		fmt.Fprintf(w, "%s %q may now act for %s (%s%s)\n", c.Kind, c.Name, e.Name, e.Country, e.NIF)
 	})
@@ -520,14 +512,7 @@ func tokenCreate(fs *flag.FlagSet) func(*adminEnv) error {
 	name := fs.String("name", "", "token name (the integrating platform)")
 	scopes := scopesFlag(fs)
 	return func(a *adminEnv) error {
-		if strings.TrimSpace(*name) == "" {
-			return usagef("--name is required")
-		}
-		sc, err := scopes()
-		if err != nil {
-			return err
-		}
-		c, token, err := a.st.CreatePlatformToken(a.ctx, strings.TrimSpace(*name), sc)
+		c, token, err := a.wf.CreatePlatformToken(a.ctx, *name, scopes())
 		if err != nil {
 			return err
 		}
@@ -542,26 +527,12 @@ func tokenCreate(fs *flag.FlagSet) func(*adminEnv) error {
 	}
 }
 
-func (a *adminEnv) platformToken(id int64) (store.Credential, error) {
-	if id <= 0 {
-		return store.Credential{}, usagef("--id is required")
-	}
-	c, err := a.st.CredentialByID(a.ctx, id)
-	if errors.Is(err, store.ErrNotFound) || err == nil && c.Kind != store.KindPlatform {
-		return c, fmt.Errorf("no platform token with id %d", id)
-	}
-	return c, err
-}
-
 func tokenRevoke(fs *flag.FlagSet) func(*adminEnv) error {
 	id := fs.Int64("id", 0, "token id (from token list)")
 	return func(a *adminEnv) error {
-		c, err := a.platformToken(*id)
+		c, err := a.wf.RevokePlatformToken(a.ctx, *id)
 		if err != nil {
-			return err
-		}
-		if err := a.st.DisableCredential(a.ctx, c.ID); err != nil {
-			return err
+			return reword(err, server.CodeNotFound, "no platform token with id %d", *id)
 		}
 		return a.print(map[string]any{"id": c.ID, "revoked": true}, func(w io.Writer) {
 			fmt.Fprintf(w, "platform token %d revoked\n", c.ID)
@@ -573,11 +544,15 @@ func tokenAuthorize(fs *flag.FlagSet) func(*adminEnv) error {
 	id := fs.Int64("id", 0, "token id (from token list)")
 	entity := entityFlags(fs)
 	return func(a *adminEnv) error {
-		c, err := a.platformToken(*id)
+		e, err := entity(a)
 		if err != nil {
 			return err
 		}
-		return a.authorize(c, entity)
+		c, err := a.wf.AuthorizePlatformToken(a.ctx, *id, e.ID)
+		if err != nil {
+			return reword(err, server.CodeNotFound, "no platform token with id %d", *id)
+		}
+		return a.printAuthorized(c, e)
 	}
 }
 
@@ -595,21 +570,10 @@ func connectionCreate(fs *flag.FlagSet) func(*adminEnv) error {
 			}
 			ids[i] = e.ID
 		}
-		if ids[0] == ids[1] {
-			return usagef("--from and --to name the same entity")
-		}
-		switch *state {
-		case store.ConnAnalyzing, store.ConnApproved, store.ConnDeclined, store.ConnPending:
-		default:
-			return usagef("--state %q is not analyzing, approved, declined or pending", *state)
-		}
-		c, err := a.st.CreateConnection(a.ctx, store.NewConnection{FromEntityID: ids[0], ToEntityID: ids[1],
+		c, err := a.wf.CreateConnection(a.ctx, store.NewConnection{FromEntityID: ids[0], ToEntityID: ids[1],
 			State: *state, Observation: *observation, Person: "support"})
-		if errors.Is(err, store.ErrConflict) {
-			return fmt.Errorf("a connection from %s to %s exists already", *from, *to)
-		}
 		if err != nil {
-			return err
+			return reword(err, server.CodeExists, "a connection from %s to %s exists already", *from, *to)
 		}
 		return a.print(c, func(w io.Writer) { printConnections(w, []store.Connection{c}) })
 	}
@@ -620,15 +584,9 @@ func connectionSetState(state string) func(*flag.FlagSet) func(*adminEnv) error 
 		id := fs.Int64("id", 0, "connection id (from connection list)")
 		reason := fs.String("reason", "", "reason, shown to the requester")
 		return func(a *adminEnv) error {
-			if *id <= 0 {
-				return usagef("--id is required")
-			}
-			c, err := a.st.SetConnectionState(a.ctx, *id, state, *reason)
-			if errors.Is(err, store.ErrNotFound) {
-				return fmt.Errorf("no connection with id %d", *id)
-			}
+			c, err := a.wf.SetConnectionState(a.ctx, *id, state, *reason)
 			if err != nil {
-				return err
+				return reword(err, server.CodeNotFound, "no connection with id %d", *id)
 			}
 			return a.print(c, func(w io.Writer) { printConnections(w, []store.Connection{c}) })
 		}
@@ -663,15 +621,15 @@ func ruleList(fs *flag.FlagSet) func(*adminEnv) error {
 		if err != nil {
 			return err
 		}
-		return a.printRules(e.ID)
+		rules, err := a.st.RecipientRules(a.ctx, e.ID)
+		if err != nil {
+			return err
+		}
+		return a.printRules(rules)
 	}
 }
 
-func (a *adminEnv) printRules(entityID int64) error {
-	rules, err := a.st.RecipientRules(a.ctx, entityID)
-	if err != nil {
-		return err
-	}
+func (a *adminEnv) printRules(rules []string) error {
 	if rules == nil {
 		rules = []string{}
 	}
@@ -684,24 +642,18 @@ func (a *adminEnv) printRules(entityID int64) error {
 
 func ruleSet(on bool) func(fs *flag.FlagSet) func(*adminEnv) error {
 	return func(fs *flag.FlagSet) func(*adminEnv) error {
-		taxID := taxIDFlags(fs, "nif")
+		entity := entityFlags(fs)
 		rule := fs.String("rule", "", strings.Join(server.RecipientRuleNames, " | "))
 		return func(a *adminEnv) error {
-			country, nif, err := taxID()
+			e, err := entity(a)
 			if err != nil {
 				return err
 			}
-			if !slices.Contains(server.RecipientRuleNames, *rule) {
-				return usagef("--rule must be one of %s", strings.Join(server.RecipientRuleNames, ", "))
-			}
-			e, err := a.entity(country, nif)
+			rules, err := a.wf.SetRecipientRule(a.ctx, e.ID, *rule, on)
 			if err != nil {
 				return err
 			}
-			if err := a.st.SetRecipientRule(a.ctx, e.ID, *rule, on); err != nil {
-				return err
-			}
-			return a.printRules(e.ID)
+			return a.printRules(rules)
 		}
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"net/mail"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
@@ -24,7 +25,7 @@ func emailsList(fs *flag.FlagSet) func(*adminEnv) error {
 	limit := fs.Int("limit", 50, "at most this many, newest first")
 	return func(a *adminEnv) error {
 		f := store.EmailFilter{State: *state, Limit: *limit}
-		if f.State != "" && !contains(emailStates, f.State) {
+		if f.State != "" && !slices.Contains(emailStates, f.State) {
 			return usagef("--state must be one of %s", strings.Join(emailStates, ", "))
 		}
 		if f.Limit < 1 || f.Limit > 10000 {

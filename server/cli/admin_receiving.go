@@ -1,12 +1,9 @@
 package cli
 
 import (
-	"errors"
 	"flag"
 	"fmt"
 	"io"
-	"net/url"
-	"slices"
 	"strings"
 
 	"einvoice/server"
@@ -25,16 +22,9 @@ func processStateCreate(fs *flag.FlagSet) func(*adminEnv) error {
 		if err != nil {
 			return err
 		}
-		if strings.TrimSpace(*code) == "" || strings.TrimSpace(*name) == "" || len(*code) > 50 {
-			return usagef("--code (at most 50 characters) and --name are required")
-		}
-		p, err := a.st.CreateProcessState(a.ctx, store.ProcessState{EntityID: e.ID, Code: strings.TrimSpace(*code),
-			Name: strings.TrimSpace(*name), Description: strings.TrimSpace(*description)})
-		if errors.Is(err, store.ErrConflict) {
-			return fmt.Errorf("%s has a process state %s already", e.Name, *code)
-		}
+		p, err := a.wf.CreateProcessState(a.ctx, store.ProcessState{EntityID: e.ID, Code: *code, Name: *name, Description: *description})
 		if err != nil {
-			return err
+			return reword(err, server.CodeExists, "%s has a process state %s already", e.Name, *code)
 		}
 		return a.print(p, func(w io.Writer) { printProcessStates(w, []store.ProcessState{p}) })
 	}
@@ -59,12 +49,8 @@ func processStateDelete(fs *flag.FlagSet) func(*adminEnv) error {
 		if err != nil {
 			return err
 		}
-		err = a.st.DeleteProcessState(a.ctx, e.ID, *code)
-		if errors.Is(err, store.ErrNotFound) {
-			return fmt.Errorf("%s has no process state %q", e.Name, *code)
-		}
-		if err != nil {
-			return err
+		if err := a.wf.DeleteProcessState(a.ctx, e.ID, *code); err != nil {
+			return reword(err, server.CodeNotFound, "%s has no process state %q", e.Name, *code)
 		}
 		return processStateListOf(a, e)
 	}
@@ -95,22 +81,7 @@ func webhookCreate(fs *flag.FlagSet) func(*adminEnv) error {
 		if err != nil {
 			return err
 		}
-		u, err := url.Parse(*target)
-		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-			return usagef("--url must be an http or https address")
-		}
-		if len(*key) < 16 {
-			return usagef("--key must have at least 16 characters")
-		}
-		var list []string
-		for _, ev := range strings.Split(*events, ",") {
-			ev = strings.TrimSpace(ev)
-			if !slices.Contains(server.WebhookEvents, ev) {
-				return usagef("--events: %q is not one of %s", ev, strings.Join(server.WebhookEvents, ", "))
-			}
-			list = append(list, ev)
-		}
-		w, err := a.st.CreateWebhook(a.ctx, store.Webhook{EntityID: e.ID, URL: *target, Key: *key, Events: list})
+		w, err := a.wf.CreateWebhook(a.ctx, e.ID, *target, *key, commaList(*events))
 		if err != nil {
 			return err
 		}
@@ -148,12 +119,8 @@ func printWebhooks(w io.Writer, ws []store.Webhook) {
 func webhookDelete(fs *flag.FlagSet) func(*adminEnv) error {
 	id := fs.Int64("id", 0, "webhook id (from webhook list)")
 	return func(a *adminEnv) error {
-		err := a.st.DeleteWebhook(a.ctx, *id)
-		if errors.Is(err, store.ErrNotFound) {
-			return fmt.Errorf("no webhook %d", *id)
-		}
-		if err != nil {
-			return err
+		if err := a.wf.DeleteWebhook(a.ctx, *id); err != nil {
+			return reword(err, server.CodeNotFound, "no webhook %d", *id)
 		}
 		return a.print(map[string]int64{"deleted": *id}, func(w io.Writer) { fmt.Fprintf(w, "webhook %d deleted\n", *id) })
 	}

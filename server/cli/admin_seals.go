@@ -13,34 +13,26 @@ import (
 	"golang.org/x/term"
 
 	"einvoice/server"
-	"einvoice/signing"
 	"einvoice/store"
 )
-
-// maxPKCS12Size bounds the seal file read by `seal import`.
-const maxPKCS12Size = 1 << 20
 
 // sealWarningDays is how long before expiry `seal list` warns.
 const sealWarningDays = 30
 
 func sealImport(fs *flag.FlagSet) func(*adminEnv) error {
-	taxID := taxIDFlags(fs, "nif")
+	entity := entityFlags(fs)
 	file := fs.String("file", "", "PKCS#12 file (.p12/.pfx) with the key, its certificate and the chain")
 	passwordFile := fs.String("password-file", "", "file whose first line is the PKCS#12 password")
 	passwordEnv := fs.String("password-env", "", "environment variable holding the PKCS#12 password")
 	return func(a *adminEnv) error {
-		country, nif, err := taxID()
-		if err != nil {
-			return err
-		}
 		if *file == "" {
 			return usagef("--file is required")
 		}
-		e, err := a.entity(country, nif)
+		e, err := entity(a)
 		if err != nil {
 			return err
 		}
-		data, err := readBounded(*file, maxPKCS12Size)
+		data, err := readBounded(*file, server.MaxSealFile)
 		if err != nil {
 			return err
 		}
@@ -48,33 +40,12 @@ func sealImport(fs *flag.FlagSet) func(*adminEnv) error {
 		if err != nil {
 			return err
 		}
-		seal, err := signing.LoadPKCS12(data, password)
-		if err != nil {
-			return err
-		}
-		if err := sealFits(seal, e, time.Now()); err != nil {
-			return err
-		}
-		if err := server.KeepSeal(a.ctx, a.st, e.ID, seal); err != nil {
-			return err
-		}
-		kept, err := a.st.SealOf(a.ctx, e.ID)
+		kept, err := a.wf.ImportSeal(a.ctx, e.ID, data, password)
 		if err != nil {
 			return err
 		}
 		return a.printSeals([]store.Seal{kept}, map[int64]store.Entity{e.ID: e})
 	}
-}
-
-// sealFits refuses a seal that cannot sign for the entity: expired, or naming another organisation.
-func sealFits(seal *signing.Seal, e store.Entity, now time.Time) error {
-	if err := seal.ValidAt(now); errors.Is(err, signing.ErrSealExpired) {
-		return err
-	}
-	if id := seal.OrganisationID(); id != "" && !strings.Contains(id, e.NIF) {
-		return fmt.Errorf("the seal's certificate names %q, not the entity's tax ID %s%s", id, e.Country, e.NIF)
-	}
-	return nil
 }
 
 // readBounded reads a file of at most limit bytes.
@@ -211,10 +182,8 @@ func sealDelete(fs *flag.FlagSet) func(*adminEnv) error {
 			return err
 		}
 		taxID := e.Country + e.NIF
-		if err := a.st.DeleteSeal(a.ctx, e.ID); errors.Is(err, store.ErrNotFound) {
-			return fmt.Errorf("the entity %s has no seal", taxID)
-		} else if err != nil {
-			return err
+		if err := a.wf.DeleteSeal(a.ctx, e.ID); err != nil {
+			return reword(err, server.CodeNotFound, "the entity %s has no seal", taxID)
 		}
 		return a.print(map[string]any{"deleted": true, "tax_id": taxID}, func(w io.Writer) {
 			fmt.Fprintf(w, "seal of %s deleted: the service no longer signs its documents\n", taxID)

@@ -135,3 +135,55 @@ func TestTopLevelCommands(t *testing.T) {
 		t.Fatalf("unknown command: %d", code)
 	}
 }
+
+// Without --data and without a configuration, admin commands look in ./data and say so when there is no
+// installation there; they do not create one. Help exits 0.
+func TestAdminWithoutAnInstallation(t *testing.T) {
+	t.Setenv(envConfig, "")
+	t.Setenv(envSecretKey, "admin-test-secret-key")
+	t.Chdir(t.TempDir())
+	code, _, errOut := runCLI(t, "admin", "entity", "list")
+	if code != 2 || !strings.Contains(errOut, "data") || !strings.Contains(errOut, "--data") {
+		t.Fatalf("entity list: %d %q", code, errOut)
+	}
+	if _, err := os.Stat("data"); !os.IsNotExist(err) {
+		t.Fatalf("./data was created: %v", err)
+	}
+	for _, args := range [][]string{{"admin", "--help"}, {"admin", "help"}, {"admin", "-h"}, {"admin", "entity", "create", "--help"}} {
+		if code, out, errOut := runCLI(t, args...); code != 0 || out+errOut == "" {
+			t.Errorf("%v: exit %d", args, code)
+		}
+	}
+	if code, _, _ := runCLI(t, "admin"); code != 2 {
+		t.Errorf("admin alone: exit %d", code)
+	}
+
+	// With --data the folder is the one named, created on first use.
+	if code, _, errOut := runCLI(t, "admin", "entity", "list", "--data", "chosen"); code != 0 {
+		t.Fatalf("with --data: %d %s", code, errOut)
+	}
+	if _, err := os.Stat(filepath.Join("chosen", "einvoice.db")); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestAdminConnectionPending(t *testing.T) {
+	t.Setenv(envSecretKey, "admin-test-secret-key")
+	data := t.TempDir()
+	admin := func(args ...string) (int, string, string) {
+		return runCLI(t, append(append([]string{"admin"}, args...), "--data", data)...)
+	}
+	admin("entity", "create", "--name", "A", "--nif", "508025338")
+	admin("entity", "create", "--name", "B", "--nif", "500000000")
+	if code, _, errOut := admin("connection", "create", "--from", "508025338", "--to", "500000000"); code != 0 {
+		t.Fatal(errOut)
+	}
+	code, out, errOut := admin("connection", "pending", "--id", "1", "--reason", "falta o contrato", "--json")
+	var c map[string]any
+	if code != 0 || json.Unmarshal([]byte(out), &c) != nil || c["state"] != "pending" || c["reason"] != "falta o contrato" {
+		t.Fatalf("pending: %d %s %s", code, out, errOut)
+	}
+	if code, _, errOut := admin("connection", "create", "--from", "508025338", "--to", "500000000"); code != 1 || errOut == "" {
+		t.Fatalf("second connection: %d %s", code, errOut)
+	}
+}

@@ -5,13 +5,14 @@ package cli
 import (
 	"context"
 	"crypto/rand"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
-	"log/slog"
 	"net"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"syscall"
 
 	"einvoice/server"
@@ -85,30 +86,26 @@ func serve(args []string, stderr io.Writer) int {
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
-	cfg, err := loadConfig(*configPath)
-	if err != nil {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	cfg, st, err := openInstallation(ctx, *configPath, *dataDir, false)
+	var ce configError
+	if errors.As(err, &ce) {
 		fmt.Fprintln(stderr, "einvoice:", err)
 		return 2
 	}
-	if *dataDir != "" {
-		cfg.Storage.DataDir = *dataDir
+	log := newLogger(cfg.Log, os.Stderr)
+	if err != nil {
+		log.Error("opening the store", "err", err)
+		return 1
 	}
+	defer st.Close()
 	if *listen != "" {
 		cfg.Server.Listen = *listen
 	}
 	if *demo {
 		cfg.Environment.Mode = "test"
 	}
-	log := newLogger(cfg.Log, os.Stderr)
-
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	st, err := openStore(ctx, cfg, log)
-	if err != nil {
-		log.Error("opening the store", "err", err)
-		return 1
-	}
-	defer st.Close()
 
 	ln, err := net.Listen("tcp", cfg.Server.Listen)
 	if err != nil {
@@ -144,16 +141,42 @@ func serve(args []string, stderr io.Writer) int {
 	return 0
 }
 
-// openStore creates the data folder if needed and opens the database in it.
-func openStore(ctx context.Context, cfg Config, log *slog.Logger) (*store.Store, error) {
-	if err := os.MkdirAll(cfg.Storage.DataDir, 0o700); err != nil {
-		return nil, err
-	}
-	key, err := cfg.secretKey(log)
+// configError is a configuration that cannot be used; the command exits with 2.
+type configError struct{ err error }
+
+func (e configError) Error() string { return e.err.Error() }
+func (e configError) Unwrap() error { return e.err }
+
+// openInstallation reads the configuration (the file given, else $EINVOICE_CONFIG, else the built-in
+// defaults), applies a --data folder, and opens the store in the data folder, creating both when
+// needed. A command that works on an existing installation (existing) does not create one in the
+// default folder: when neither --data nor a configuration names the folder and it holds no database,
+// it says where it looked.
+func openInstallation(ctx context.Context, configPath, dataDir string, existing bool) (Config, *store.Store, error) {
+	cfg, err := loadConfig(configPath)
 	if err != nil {
-		return nil, err
+		return cfg, nil, configError{err}
 	}
-	return store.Open(ctx, cfg.Storage.DataDir, key)
+	if dataDir != "" {
+		cfg.Storage.DataDir = dataDir
+	}
+	named := dataDir != "" || configPath != "" || os.Getenv(envConfig) != ""
+	if existing && !named {
+		if _, err := os.Stat(filepath.Join(cfg.Storage.DataDir, store.DBFile)); err != nil {
+			abs, _ := filepath.Abs(cfg.Storage.DataDir)
+			return cfg, nil, usagef("no einvoice database in %s (the default data folder, %q from the current directory): "+
+				"give --data DIR or --config FILE, or set %s", abs, cfg.Storage.DataDir, envConfig)
+		}
+	}
+	if err := os.MkdirAll(cfg.Storage.DataDir, 0o700); err != nil {
+		return cfg, nil, err
+	}
+	key, err := cfg.secretKey(newLogger(cfg.Log, os.Stderr))
+	if err != nil {
+		return cfg, nil, err
+	}
+	st, err := store.Open(ctx, cfg.Storage.DataDir, key)
+	return cfg, st, err
 }
 
 // baseURL is the configured public URL, or one made from the address actually listened on.

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -13,6 +14,7 @@ import (
 	"strings"
 	"time"
 
+	"einvoice/server"
 	"einvoice/signing"
 	"einvoice/store"
 	"einvoice/ubl"
@@ -69,7 +71,7 @@ func renderCmd(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "einvoice render:", err)
 		return 1
 	}
-	target := orDefault(*out, strings.TrimSuffix(files[0], filepath.Ext(files[0]))+".pdf")
+	target := cmp.Or(*out, strings.TrimSuffix(files[0], filepath.Ext(files[0]))+".pdf")
 	if err := os.WriteFile(target, rendered, 0o644); err != nil {
 		fmt.Fprintln(stderr, "einvoice render:", err)
 		return 1
@@ -133,7 +135,7 @@ func signCmd(args []string, stdout, stderr io.Writer) int {
 		return fail(err)
 	}
 	ext := filepath.Ext(files[0])
-	target := orDefault(*out, strings.TrimSuffix(files[0], ext)+"-signed"+ext)
+	target := cmp.Or(*out, strings.TrimSuffix(files[0], ext)+"-signed"+ext)
 	if err := os.WriteFile(target, signed, 0o644); err != nil {
 		return fail(err)
 	}
@@ -142,7 +144,7 @@ func signCmd(args []string, stdout, stderr io.Writer) int {
 }
 
 func sealFromFile(path, passwordFile, passwordEnv string) (*signing.Seal, error) {
-	data, err := readBounded(path, maxPKCS12Size)
+	data, err := readBounded(path, server.MaxSealFile)
 	if err != nil {
 		return nil, err
 	}
@@ -155,19 +157,12 @@ func sealFromFile(path, passwordFile, passwordEnv string) (*signing.Seal, error)
 
 // sealOfEntity reads an entity's seal from the installation's store.
 func sealOfEntity(configPath, dataDir, rawNIF string) (*signing.Seal, error) {
-	cfg, err := loadConfig(configPath)
-	if err != nil {
-		return nil, err
-	}
-	if dataDir != "" {
-		cfg.Storage.DataDir = dataDir
-	}
 	country, nif, err := parseTaxID("nif", rawNIF, "PT")
 	if err != nil {
 		return nil, err
 	}
 	ctx := context.Background()
-	st, err := openStore(ctx, cfg, newLogger(cfg.Log, os.Stderr))
+	_, st, err := openInstallation(ctx, configPath, dataDir, true)
 	if err != nil {
 		return nil, err
 	}
@@ -249,12 +244,5 @@ func verifyFile(path string) verification {
 		return v
 	}
 	v.Valid = true
-	return v
-}
-
-func orDefault(v, fallback string) string {
-	if v == "" {
-		return fallback
-	}
 	return v
 }

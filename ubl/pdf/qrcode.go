@@ -1,6 +1,7 @@
 package pdf
 
 import (
+	"cmp"
 	"strings"
 
 	"einvoice/ubl"
@@ -25,8 +26,8 @@ func ATQRCode(d *ubl.Document) string {
 	}
 	date := strings.ReplaceAll(d.IssueDate, "-", "")
 	fields := []string{
-		"A:" + issuerNIF, "B:" + customerNIF, "C:" + orText(customerCountry, "PT"), "D:" + docType(d), "E:N", "F:" + date,
-		"G:" + d.Number, "H:" + orText(d.ATCUD(), "0"),
+		"A:" + issuerNIF, "B:" + customerNIF, "C:" + cmp.Or(customerCountry, "PT"), "D:" + docType(d), "E:N", "F:" + date,
+		"G:" + d.Number, "H:" + cmp.Or(d.ATCUD(), "0"),
 	}
 	var exempt, reducedBase, reducedVAT, interBase, interVAT, normalBase, normalVAT decimal.Decimal
 	hasVAT := false
@@ -80,7 +81,7 @@ func ATQRCode(d *ubl.Document) string {
 }
 
 func splitVAT(p ubl.Party) (country, nif string) {
-	id := strings.ToUpper(strings.ReplaceAll(orText(p.VATID, p.TaxRegistration), " ", ""))
+	id := strings.ToUpper(strings.ReplaceAll(cmp.Or(p.VATID, p.TaxRegistration), " ", ""))
 	if len(id) > 2 && id[0] >= 'A' && id[0] <= 'Z' && id[1] >= 'A' && id[1] <= 'Z' {
 		return id[:2], id[2:]
 	}

@@ -6,6 +6,7 @@ package pdf
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/base64"
 	"fmt"
 	"strings"
@@ -132,7 +133,7 @@ func (r *renderer) header(title string) {
 	r.black()
 	r.font("B", 14)
 	f.SetXY(margin, margin)
-	f.MultiCell(contentW*0.55, 6, orText(s.LegalName, s.Name), "", "L", false)
+	f.MultiCell(contentW*0.55, 6, cmp.Or(s.LegalName, s.Name), "", "L", false)
 	r.font("", 8.5)
 	r.gray()
 	for _, line := range addressLines(s.Address) {
@@ -196,7 +197,7 @@ func (r *renderer) parties() {
 		f.CellFormat(contentW/2-8, 4, strings.ToUpper(label), "", 1, "L", false, 0, "")
 		r.black()
 		r.font("B", 10)
-		if name := orText(p.LegalName, p.Name); name != "" {
+		if name := cmp.Or(p.LegalName, p.Name); name != "" {
 			f.SetX(x + 3)
 			f.MultiCell(contentW/2-8, 5, name, "", "L", false)
 		}
@@ -621,13 +622,6 @@ func (r *renderer) rate(c ubl.TaxCategory) string {
 		return ""
 	}
 	return r.l.number(strings.TrimSuffix(strings.TrimRight(c.Percent.StringFixed(2), "0"), ".")) + "%"
-}
-
-func orText(s, def string) string {
-	if s == "" {
-		return def
-	}
-	return s
 }
 
 func nonEmpty(ss ...string) []string {

@@ -1,0 +1,408 @@
+package server
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"net/url"
+	"slices"
+	"strings"
+	"time"
+
+	"einvoice/signing"
+	"einvoice/store"
+	"einvoice/ubl/taxid"
+)
+
+// The support team's operations: entities and their settings, the platform credentials and what they may
+// act for, connections, recipient rules, process states, webhooks and seals. The admin commands call
+// these today and the portal's support console will; reads go to the store.
+
+// Bounds of what the support team types.
+const (
+	maxNameLength        = 200
+	maxDescriptionLength = 1000
+	maxProcessStateCode  = 50
+	maxURLLength         = 2000
+	minWebhookKey        = 16
+	maxWebhookKey        = 500
+	maxAddressLength     = 254
+
+	// MaxSealFile bounds a seal's PKCS#12 file.
+	MaxSealFile = 1 << 20
+)
+
+// ErrorCode is the registry's code of an error a workflow method returned; CodeInternal for an error
+// it does not know. A FieldErrors carries a code per field instead.
+func ErrorCode(err error) *Code { return codeFor(err) }
+
+// FormCode tells whether a code says a value has the wrong form (missing, invalid or unknown), as
+// opposed to a well-formed request the service refuses.
+func FormCode(c *Code) bool {
+	return c == CodeRequired || c == CodeInvalidValue || c == CodeUnknownField
+}
+
+// notFound maps the store's ErrNotFound onto the registry.
+func asNotFound(err error) error {
+	if errors.Is(err, store.ErrNotFound) {
+		return fail(CodeNotFound)
+	}
+	return err
+}
+
+// exists maps the store's ErrConflict onto the registry.
+func asExists(err error) error {
+	if errors.Is(err, store.ErrConflict) {
+		return fail(CodeExists)
+	}
+	return err
+}
+
+// requiredText trims a text that must be given and checks its length in characters.
+func requiredText(errs FieldErrors, field string, v *string, max int) {
+	*v = strings.TrimSpace(*v)
+	switch {
+	case *v == "":
+		errs[field] = Problem{Code: CodeRequired}
+	case len([]rune(*v)) > max:
+		errs[field] = Problem{Code: CodeInvalidValue}
+	}
+}
+
+// optionalText trims a text that may be empty and checks its length in characters.
+func optionalText(errs FieldErrors, field string, v *string, max int) {
+	*v = strings.TrimSpace(*v)
+	if len([]rune(*v)) > max {
+		errs[field] = Problem{Code: CodeInvalidValue}
+	}
+}
+
+// orNil is nil for no field errors, so that a clean check returns a nil error.
+func (e FieldErrors) orNil() error {
+	if len(e) == 0 {
+		return nil
+	}
+	return e
+}
+
+// validTaxID checks a tax ID: a Portuguese NIF with its check digit, or another country's identifier.
+func validTaxID(errs FieldErrors, country, nif string) {
+	switch {
+	case !taxid.ValidCountry(country):
+		errs["country"] = Problem{Code: CodeInvalidValue}
+	case country == "PT" && taxid.ValidNIF(nif) != nil, nif == "", len(nif) > 20:
+		errs["nif"] = Problem{Code: CodeInvalidValue}
+	}
+}
+
+// CreateEntity registers an entity; its tax ID is unique.
+func (w *Workflow) CreateEntity(ctx context.Context, n store.NewEntity) (store.Entity, error) {
+	errs := FieldErrors{}
+	requiredText(errs, "name", &n.Name, maxNameLength)
+	validTaxID(errs, n.Country, n.NIF)
+	if n.Transactions < 0 {
+		errs["transactions"] = Problem{Code: CodeInvalidValue}
+	}
+	if err := errs.orNil(); err != nil {
+		return store.Entity{}, err
+	}
+	e, err := w.store.CreateEntity(ctx, n)
+	return e, asExists(err)
+}
+
+// UpdateEntity changes an entity's settings; nil fields stay as they are, empty mail settings fall back
+// to the installation's.
+func (w *Workflow) UpdateEntity(ctx context.Context, id int64, ch store.EntityChanges) (store.Entity, error) {
+	errs := FieldErrors{}
+	if ch.Name != nil {
+		requiredText(errs, "name", ch.Name, maxNameLength)
+	}
+	if ch.Transactions != nil && *ch.Transactions < 0 {
+		errs["transactions"] = Problem{Code: CodeInvalidValue}
+	}
+	if ch.MailFromName != nil {
+		optionalText(errs, "mail_from_name", ch.MailFromName, maxNameLength)
+	}
+	for field, a := range map[string]*string{"mail_from": ch.MailFromAddress, "mail_reply_to": ch.MailReplyTo} {
+		if a == nil {
+			continue
+		}
+		if *a = strings.TrimSpace(*a); *a != "" && (len(*a) > maxAddressLength || !reEmail.MatchString(*a)) {
+			errs[field] = Problem{Code: CodeInvalidValue}
+		}
+	}
+	if err := errs.orNil(); err != nil {
+		return store.Entity{}, err
+	}
+	e, err := w.store.UpdateEntity(ctx, id, ch)
+	return e, asNotFound(err)
+}
+
+// entity reads an entity a support operation names.
+func (w *Workflow) existingEntity(ctx context.Context, id int64) (store.Entity, error) {
+	e, err := w.store.EntityByID(ctx, id)
+	return e, asNotFound(err)
+}
+
+// SetRecipientRule requires (on) or stops requiring a field on what an entity receives, and returns the
+// entity's rules.
+func (w *Workflow) SetRecipientRule(ctx context.Context, entityID int64, rule string, on bool) ([]string, error) {
+	if !slices.Contains(RecipientRuleNames, rule) {
+		return nil, FieldErrors{"rule": {Code: CodeInvalidValue, Details: RecipientRuleNames}}
+	}
+	if _, err := w.existingEntity(ctx, entityID); err != nil {
+		return nil, err
+	}
+	if err := w.store.SetRecipientRule(ctx, entityID, rule, on); err != nil {
+		return nil, err
+	}
+	return w.store.RecipientRules(ctx, entityID)
+}
+
+// CreateProcessState adds a process state an entity can set on what it receives; its code is unique
+// for the entity.
+func (w *Workflow) CreateProcessState(ctx context.Context, p store.ProcessState) (store.ProcessState, error) {
+	errs := FieldErrors{}
+	requiredText(errs, "code", &p.Code, maxProcessStateCode)
+	requiredText(errs, "name", &p.Name, maxNameLength)
+	optionalText(errs, "description", &p.Description, maxDescriptionLength)
+	if err := errs.orNil(); err != nil {
+		return p, err
+	}
+	if _, err := w.existingEntity(ctx, p.EntityID); err != nil {
+		return p, err
+	}
+	p, err := w.store.CreateProcessState(ctx, p)
+	return p, asExists(err)
+}
+
+// DeleteProcessState removes one of an entity's process states.
+func (w *Workflow) DeleteProcessState(ctx context.Context, entityID int64, code string) error {
+	return asNotFound(w.store.DeleteProcessState(ctx, entityID, strings.TrimSpace(code)))
+}
+
+// CreateWebhook posts an entity's document events to an http(s) address, with a key sent as Bearer and
+// used to sign (Standard Webhooks).
+func (w *Workflow) CreateWebhook(ctx context.Context, entityID int64, target, key string, events []string) (store.Webhook, error) {
+	errs := FieldErrors{}
+	if u, err := url.Parse(target); err != nil || u.Scheme != "http" && u.Scheme != "https" || u.Host == "" || len(target) > maxURLLength {
+		errs["url"] = Problem{Code: CodeInvalidValue}
+	}
+	if len(key) < minWebhookKey || len(key) > maxWebhookKey {
+		errs["key"] = Problem{Code: CodeInvalidValue, Details: map[string]int{"min": minWebhookKey, "max": maxWebhookKey}}
+	}
+	var list []string
+	for _, ev := range events {
+		if !slices.Contains(WebhookEvents, ev) {
+			errs["events"] = Problem{Code: CodeInvalidValue, Details: WebhookEvents}
+		} else if !slices.Contains(list, ev) {
+			list = append(list, ev)
+		}
+	}
+	if len(events) == 0 {
+		errs["events"] = Problem{Code: CodeRequired, Details: WebhookEvents}
+	}
+	if err := errs.orNil(); err != nil {
+		return store.Webhook{}, err
+	}
+	if _, err := w.existingEntity(ctx, entityID); err != nil {
+		return store.Webhook{}, err
+	}
+	return w.store.CreateWebhook(ctx, store.Webhook{EntityID: entityID, URL: target, Key: key, Events: list})
+}
+
+// DeleteWebhook stops a webhook.
+func (w *Workflow) DeleteWebhook(ctx context.Context, id int64) error {
+	return asNotFound(w.store.DeleteWebhook(ctx, id))
+}
+
+// connectionStateNames are the states the support team can give a connection.
+var connectionStateNames = []string{store.ConnAnalyzing, store.ConnApproved, store.ConnDeclined, store.ConnPending}
+
+// CreateConnection records a connection between two entities of this installation (analyzing unless
+// a state is given); there is at most one from an entity to another.
+func (w *Workflow) CreateConnection(ctx context.Context, n store.NewConnection) (store.Connection, error) {
+	errs := FieldErrors{}
+	n.State = cmp.Or(n.State, store.ConnAnalyzing)
+	if !slices.Contains(connectionStateNames, n.State) {
+		errs["state"] = Problem{Code: CodeInvalidValue, Details: connectionStateNames}
+	}
+	if n.FromEntityID == n.ToEntityID {
+		errs["to"] = Problem{Code: CodeInvalidValue}
+	}
+	optionalText(errs, "observation", &n.Observation, maxDescriptionLength)
+	if err := errs.orNil(); err != nil {
+		return store.Connection{}, err
+	}
+	for _, id := range []int64{n.FromEntityID, n.ToEntityID} {
+		if _, err := w.existingEntity(ctx, id); err != nil {
+			return store.Connection{}, err
+		}
+	}
+	c, err := w.store.CreateConnection(ctx, n)
+	return c, asExists(err)
+}
+
+// SetConnectionState approves, declines, or puts back in analysis or pending, a connection; the reason
+// is shown to the requester.
+func (w *Workflow) SetConnectionState(ctx context.Context, id int64, state, reason string) (store.Connection, error) {
+	errs := FieldErrors{}
+	if id <= 0 {
+		errs["id"] = Problem{Code: CodeRequired}
+	}
+	if !slices.Contains(connectionStateNames, state) {
+		errs["state"] = Problem{Code: CodeInvalidValue, Details: connectionStateNames}
+	}
+	optionalText(errs, "reason", &reason, maxReasonLength)
+	if err := errs.orNil(); err != nil {
+		return store.Connection{}, err
+	}
+	c, err := w.store.SetConnectionState(ctx, id, state, reason)
+	return c, asNotFound(err)
+}
+
+// scopesOf checks the scopes asked for a credential and puts them in the order tokens list them.
+func scopesOf(errs FieldErrors, asked []string) []string {
+	var out []string
+	for _, s := range AllScopes {
+		if slices.Contains(asked, s) {
+			out = append(out, s)
+		}
+	}
+	for _, s := range asked {
+		if !slices.Contains(AllScopes, s) {
+			errs["scopes"] = Problem{Code: CodeInvalidValue, Details: AllScopes}
+		}
+	}
+	if len(asked) == 0 {
+		errs["scopes"] = Problem{Code: CodeRequired, Details: AllScopes}
+	}
+	return out
+}
+
+// CreateClient registers an integrator's OAuth client; the secret is returned only now.
+func (w *Workflow) CreateClient(ctx context.Context, name string, scopes []string) (store.Credential, string, error) {
+	errs := FieldErrors{}
+	requiredText(errs, "name", &name, maxNameLength)
+	scopes = scopesOf(errs, scopes)
+	if err := errs.orNil(); err != nil {
+		return store.Credential{}, "", err
+	}
+	return w.store.CreateClient(ctx, name, scopes)
+}
+
+// CreatePlatformToken registers a legacy platform token; the token is returned only now.
+func (w *Workflow) CreatePlatformToken(ctx context.Context, name string, scopes []string) (store.Credential, string, error) {
+	errs := FieldErrors{}
+	requiredText(errs, "name", &name, maxNameLength)
+	scopes = scopesOf(errs, scopes)
+	if err := errs.orNil(); err != nil {
+		return store.Credential{}, "", err
+	}
+	return w.store.CreatePlatformToken(ctx, name, scopes)
+}
+
+// client reads an OAuth client by its client_id.
+func (w *Workflow) client(ctx context.Context, clientID string) (store.Credential, error) {
+	if clientID == "" {
+		return store.Credential{}, fieldError("client", CodeRequired)
+	}
+	c, err := w.store.CredentialByClientID(ctx, clientID)
+	return c, asNotFound(err)
+}
+
+// platformToken reads a legacy platform token by its id.
+func (w *Workflow) platformToken(ctx context.Context, id int64) (store.Credential, error) {
+	if id <= 0 {
+		return store.Credential{}, fieldError("id", CodeRequired)
+	}
+	c, err := w.store.CredentialByID(ctx, id)
+	if err == nil && c.Kind != store.KindPlatform {
+		err = store.ErrNotFound
+	}
+	return c, asNotFound(err)
+}
+
+// DisableClient disables an OAuth client and revokes its access tokens.
+func (w *Workflow) DisableClient(ctx context.Context, clientID string) (store.Credential, error) {
+	c, err := w.client(ctx, clientID)
+	if err != nil {
+		return c, err
+	}
+	return c, w.store.DisableCredential(ctx, c.ID)
+}
+
+// RevokePlatformToken disables a legacy platform token and revokes its access tokens.
+func (w *Workflow) RevokePlatformToken(ctx context.Context, id int64) (store.Credential, error) {
+	c, err := w.platformToken(ctx, id)
+	if err != nil {
+		return c, err
+	}
+	return c, w.store.DisableCredential(ctx, c.ID)
+}
+
+// AuthorizeClient lets an OAuth client act for an entity.
+func (w *Workflow) AuthorizeClient(ctx context.Context, clientID string, entityID int64) (store.Credential, error) {
+	c, err := w.client(ctx, clientID)
+	if err != nil {
+		return c, err
+	}
+	return c, w.authorize(ctx, c, entityID)
+}
+
+// AuthorizePlatformToken lets a legacy platform token act for an entity once the entity's handshake
+// (POST /apps/authentications) is done.
+func (w *Workflow) AuthorizePlatformToken(ctx context.Context, id, entityID int64) (store.Credential, error) {
+	c, err := w.platformToken(ctx, id)
+	if err != nil {
+		return c, err
+	}
+	return c, w.authorize(ctx, c, entityID)
+}
+
+func (w *Workflow) authorize(ctx context.Context, c store.Credential, entityID int64) error {
+	if _, err := w.existingEntity(ctx, entityID); err != nil {
+		return err
+	}
+	return w.store.Authorize(ctx, c.ID, entityID)
+}
+
+// ImportSeal reads a PKCS#12 file and keeps it as the entity's seal (its key encrypted): from now on
+// the service signs what the entity issues. A seal that has expired, or whose certificate names another
+// organisation, is refused.
+func (w *Workflow) ImportSeal(ctx context.Context, entityID int64, p12 []byte, password string) (store.Seal, error) {
+	if len(p12) > MaxSealFile {
+		return store.Seal{}, FieldErrors{"file": {Code: CodeInvalidValue, Details: map[string]int{"max_bytes": MaxSealFile}}}
+	}
+	e, err := w.existingEntity(ctx, entityID)
+	if err != nil {
+		return store.Seal{}, err
+	}
+	seal, err := signing.LoadPKCS12(p12, password)
+	if err != nil {
+		return store.Seal{}, FieldErrors{"file": {Code: CodeSealUnreadable, Details: err.Error()}}
+	}
+	if err := sealFits(seal, e, w.now()); err != nil {
+		return store.Seal{}, err
+	}
+	if err := KeepSeal(ctx, w.store, e.ID, seal); err != nil {
+		return store.Seal{}, err
+	}
+	return w.store.SealOf(ctx, e.ID)
+}
+
+// sealFits refuses a seal that cannot sign for the entity: expired, or naming another organisation.
+func sealFits(seal *signing.Seal, e store.Entity, now time.Time) error {
+	if err := seal.ValidAt(now); errors.Is(err, signing.ErrSealExpired) {
+		return FieldErrors{"file": {Code: CodeSealUnusable, Details: err.Error()}}
+	}
+	if id := seal.OrganisationID(); id != "" && !strings.Contains(id, e.NIF) {
+		return FieldErrors{"file": {Code: CodeSealOtherParty, Details: id}}
+	}
+	return nil
+}
+
+// DeleteSeal forgets an entity's seal: the service stops signing for it.
+func (w *Workflow) DeleteSeal(ctx context.Context, entityID int64) error {
+	return asNotFound(w.store.DeleteSeal(ctx, entityID))
+}
