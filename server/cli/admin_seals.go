@@ -67,7 +67,11 @@ func readBounded(path string, limit int64) ([]byte, error) {
 
 // sealPassword takes the PKCS#12 password from a file, an environment variable, or the terminal (or the
 // first line of standard input when it is not a terminal).
-func sealPassword(file, env string) (string, error) {
+func sealPassword(file, env string) (string, error) { return readSecret("PKCS#12 password", file, env) }
+
+// readSecret takes a secret from a file (its first line), an environment variable, or the terminal,
+// asked without echo under prompt (or the first line of standard input when it is not a terminal).
+func readSecret(prompt, file, env string) (string, error) {
 	switch {
 	case file != "" && env != "":
 		return "", usagef("give --password-file or --password-env, not both")
@@ -86,7 +90,7 @@ func sealPassword(file, env string) (string, error) {
 		return v, nil
 	}
 	if fd := int(os.Stdin.Fd()); term.IsTerminal(fd) {
-		fmt.Fprint(os.Stderr, "PKCS#12 password: ")
+		fmt.Fprint(os.Stderr, prompt+": ")
 		p, err := term.ReadPassword(fd)
 		fmt.Fprintln(os.Stderr)
 		return string(p), err
