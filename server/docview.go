@@ -381,10 +381,11 @@ func (s *Server) documentView(ctx context.Context, d store.Document, viewer int6
 
 // viewDocument builds the whole view as the viewer (issuer or recipient) sees it.
 func viewDocument(d store.Document, r documentRecords, viewer int64, url fileURL, lang string) (documentView, error) {
-	var m ubl.Document
-	if err := json.Unmarshal(d.Data, &m); err != nil {
+	stored, _, err := decodeDocumentData(d.Data)
+	if err != nil {
 		return documentView{}, err
 	}
+	m := *stored
 	v := documentView{
 		documentSummary: summarize(d, viewer, lang),
 		EDIState:        viewEDIState(d.EDIState, lang),

@@ -3,7 +3,6 @@ package server
 import (
 	"context"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
@@ -14,7 +13,6 @@ import (
 	"einvoice/mailer"
 	"einvoice/signing"
 	"einvoice/store"
-	"einvoice/ubl"
 
 	"github.com/labstack/echo/v4"
 )
@@ -257,8 +255,8 @@ func (s *Server) mailDocument(ctx context.Context, key mailKey) (*mailDocument, 
 	if err != nil {
 		return nil, err
 	}
-	var m ubl.Document
-	if err := json.Unmarshal(d.Data, &m); err != nil {
+	m, _, err := decodeDocumentData(d.Data)
+	if err != nil {
 		return nil, err
 	}
 	pdf, err := s.documentPDF(ctx, d, key.lang)

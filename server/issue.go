@@ -135,7 +135,9 @@ func (s *Server) issue(ctx context.Context, req issueRequest) (issued, error) {
 			out.edited = true
 		}
 		previous := doc.State
-		fillDocument(&doc, req, model, counterparty, emails)
+		if err := fillDocument(&doc, req, model, counterparty, emails); err != nil {
+			return err
+		}
 		state, toSend := route(tx, req.issuer, recipient)
 		doc.State, doc.ToSendStatus, doc.EDIState = state, toSend, ediPending
 		if state == store.StateSent {
@@ -379,8 +381,8 @@ func stateChanged(tx *store.Tx, d *store.Document, previous string, data map[str
 	return tx.EnqueueWebhooks(d.IssuerID, d.ID, eventStateChanged, map[string]any{"state": d.State, "previous_state": previous})
 }
 
-// fillDocument copies the stored columns from the model.
-func fillDocument(d *store.Document, req issueRequest, m *ubl.Document, counterparty ubl.Party, emails []string) {
+// fillDocument copies the stored columns and the stored form of the data from the model.
+func fillDocument(d *store.Document, req issueRequest, m *ubl.Document, counterparty ubl.Party, emails []string) error {
 	d.IssuerID = req.issuer.ID
 	d.Kind = map[ubl.Kind]string{ubl.KindInvoice: kindInvoice, ubl.KindCreditNote: kindCreditNote, ubl.KindOrder: kindOrder}[m.Kind]
 	d.TypeCode = strings.ToUpper(m.TypeCode)
@@ -392,13 +394,9 @@ func fillDocument(d *store.Document, req issueRequest, m *ubl.Document, counterp
 	d.Method = req.method
 	d.SendByEmail, d.EmailAddresses = req.flags.sendByEmail, emails
 	d.DisableXMLSign, d.DisablePDFSign = req.flags.disableXMLSign, req.flags.disablePDFSign
-	stored := *m
-	stored.Attachments = make([]ubl.Attachment, len(m.Attachments))
-	for i, a := range m.Attachments {
-		a.Content = "" // the files are kept apart
-		stored.Attachments[i] = a
-	}
-	d.Data, _ = json.Marshal(stored)
+	var err error
+	d.Data, err = encodeDocumentData(m, req.lang)
+	return err
 }
 
 func partyKey(p ubl.Party) store.PartyKey {

@@ -2,7 +2,6 @@ package server
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"time"
@@ -152,11 +151,11 @@ func (s *Server) documentPDF(ctx context.Context, d store.Document, lang string)
 	if !errors.Is(err, store.ErrNotFound) {
 		return f, err
 	}
-	var m ubl.Document
-	if err := json.Unmarshal(d.Data, &m); err != nil {
+	m, _, err := decodeDocumentData(d.Data)
+	if err != nil {
 		return f, err
 	}
-	rendered, err := pdf.Render(&m, pdf.Options{Lang: lang, Now: s.now()})
+	rendered, err := pdf.Render(m, pdf.Options{Lang: lang, Now: s.now()})
 	if err != nil {
 		return f, err
 	}
