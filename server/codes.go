@@ -88,6 +88,8 @@ var (
 	CodeFinalState         = register("e345", http.StatusBadRequest, "O documento já foi aceite ou rejeitado; o estado é final.", "The document was already accepted or rejected; that state is final.")
 	CodeProcessStatesOff   = register("e346", http.StatusBadRequest, "Os estados de processamento não estão ativos para esta entidade.", "Process states are not enabled for this entity.")
 	CodeSealUnusable       = register("e347", http.StatusBadRequest, "O selo da entidade não pode assinar: o certificado está fora do período de validade.", "The entity's seal cannot sign: its certificate is outside its validity period.")
+	CodePDFUnsignable      = register("e361", http.StatusBadRequest, "O PDF não pode ser assinado: não é um PDF legível (danificado ou cifrado).", "The PDF cannot be signed: it is not a readable PDF (damaged or encrypted).")
+	CodeSealCannotSign     = register("e362", http.StatusBadRequest, "O selo da entidade não consegue assinar; o suporte tem de o verificar. Nada foi feito sem assinatura.", "The entity's seal cannot sign; support must check it. Nothing was made unsigned.")
 	CodeAmountMismatch     = register("e338", http.StatusBadRequest, "O valor enviado difere do calculado pelo serviço em mais de 0,01.", "The amount sent differs from the one the service computes by more than 0.01.")
 	CodeInternal           = register("e399", http.StatusInternalServerError, "Erro interno; indique o identificador do pedido ao suporte.", "Internal error; give the request id to support.")
 )

@@ -423,7 +423,7 @@ func (s *Server) download(c echo.Context, role string) error {
 		}
 		f, err = s.store.DocumentFile(c.Request().Context(), d.ID, id)
 	} else if role == store.FilePDF {
-		f, err = s.documentPDF(c.Request().Context(), d, langOf(c))
+		f, err = s.documentPDF(c.Request().Context(), d)
 	} else {
 		f, err = s.store.DocumentFileByRole(c.Request().Context(), d.ID, role)
 	}

@@ -259,7 +259,7 @@ func (s *Server) mailDocument(ctx context.Context, key mailKey) (*mailDocument, 
 	if err != nil {
 		return nil, err
 	}
-	pdf, err := s.documentPDF(ctx, d, key.lang)
+	pdf, err := s.documentPDF(ctx, d)
 	if err != nil {
 		return nil, err
 	}

@@ -5,6 +5,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"regexp"
 	"strings"
 
@@ -100,11 +101,14 @@ func (s *Server) issue(ctx context.Context, req issueRequest) (issued, error) {
 	}
 	embedded := embeddedFiles(model)
 	if req.seal != nil && req.method == "ubl" && !req.flags.disablePDFSign {
-		embedded = s.signStoredPDFs(embedded, req.seal) // data-method PDFs were signed before they were embedded
+		// Data-method PDFs were signed before they were embedded.
+		if err := s.signEmbeddedPDFs(req.issuer.ID, req.seal, embedded); err != nil {
+			return issued{}, err
+		}
 	}
 	if req.seal != nil && !req.flags.disableXMLSign {
 		if req.xml, err = signing.SignXML(req.xml, req.seal, s.now(), signing.XMLOptions{}); err != nil {
-			return issued{}, err
+			return issued{}, fmt.Errorf("signing the XML: %w", err)
 		}
 	}
 	files := append([]store.File{{Role: store.FileXML, Name: safeFileName(model.Number) + ".xml", MIME: "application/xml", Content: req.xml}}, embedded...)

@@ -256,7 +256,7 @@ func (s *Server) publicDownload(c echo.Context) error {
 	case "pdf":
 		var d store.Document
 		if d, err = s.store.DocumentByID(c.Request().Context(), id); err == nil {
-			f, err = s.documentPDF(c.Request().Context(), d, "pt")
+			f, err = s.documentPDF(c.Request().Context(), d)
 		}
 	default:
 		fid, perr := strconv.ParseInt(file, 10, 64)

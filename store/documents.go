@@ -440,20 +440,6 @@ func (t *Tx) ReplaceFiles(documentID int64, files []File) error {
 	return nil
 }
 
-// AddFile stores one more file of a document (a PDF rendered after the document was made).
-func (t *Tx) AddFile(f File) error {
-	sum := sha256.Sum256(f.Content)
-	if _, err := t.tx.ExecContext(t.ctx, `INSERT INTO document_files (document_id, role, name, mime, size, sha256, content, created_at)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?)`, f.DocumentID, f.Role, f.Name, f.MIME, len(f.Content), sum[:], f.Content, t.now); err != nil {
-		return err
-	}
-	if f.Role == FilePDF {
-		_, err := t.tx.ExecContext(t.ctx, `UPDATE documents SET has_pdf = 1 WHERE id = ?`, f.DocumentID)
-		return err
-	}
-	return nil
-}
-
 // AddHistory records something that happened to a document.
 func (t *Tx) AddHistory(h HistoryEntry) error {
 	var data any
