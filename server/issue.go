@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"strconv"
 	"strings"
 
 	"einvoice/signing"
@@ -134,7 +135,8 @@ func (s *Server) issue(ctx context.Context, req issueRequest) (issued, error) {
 		case err != nil:
 			return err
 		case !editable(doc):
-			return fieldError("number", CodeAlreadyExists)
+			// The id lets a creation retried after its answer was lost find the document it made.
+			return FieldErrors{"number": {Code: CodeAlreadyExists, Details: map[string]string{"id": documentRef(doc)}}}
 		default:
 			out.edited = true
 		}
@@ -142,7 +144,10 @@ func (s *Server) issue(ctx context.Context, req issueRequest) (issued, error) {
 		if err := fillDocument(&doc, req, model, counterparty, emails); err != nil {
 			return err
 		}
-		state, toSend := route(tx, req.issuer, recipient)
+		state, toSend, err := route(tx, req.issuer, recipient)
+		if err != nil {
+			return err
+		}
 		doc.State, doc.ToSendStatus, doc.EDIState = state, toSend, ediPending
 		if state == store.StateSent {
 			doc.EDIState = ediDelivered
@@ -294,23 +299,31 @@ func editable(d store.Document) bool {
 	return false
 }
 
+// connectionFinder finds the connection between two entities (a store transaction).
+type connectionFinder interface {
+	ConnectionBetween(a, b int64) (store.Connection, error)
+}
+
 // route decides where a document goes: to the recipient's inbox when it is an entity here with an
 // approved connection (and, when it pays for what it receives, a transaction to spend); otherwise it
-// waits, with the reason.
-func route(tx *store.Tx, issuer store.Entity, recipient *store.Entity) (state, toSend string) {
+// waits, with the reason. Only a connection that does not exist means no connection: any other error
+// of the database fails the creation.
+func route(conns connectionFinder, issuer store.Entity, recipient *store.Entity) (state, toSend string, err error) {
 	if recipient == nil {
-		return store.StateToSend, toSendUnregistered
+		return store.StateToSend, toSendUnregistered, nil
 	}
-	conn, err := tx.ConnectionBetween(issuer.ID, recipient.ID)
+	conn, err := conns.ConnectionBetween(issuer.ID, recipient.ID)
 	switch {
-	case err != nil || conn.State == store.ConnDeclined:
-		return store.StateToSend, toSendNoConnection
+	case errors.Is(err, store.ErrNotFound) || err == nil && conn.State == store.ConnDeclined:
+		return store.StateToSend, toSendNoConnection, nil
+	case err != nil:
+		return "", "", err
 	case conn.State != store.ConnApproved:
-		return store.StateToSend, toSendConnection
+		return store.StateToSend, toSendConnection, nil
 	case recipient.PaysReceived && recipient.Transactions < 1:
-		return store.StateToSend, toSendNoBalance
+		return store.StateToSend, toSendNoBalance, nil
 	}
-	return store.StateSent, ""
+	return store.StateSent, "", nil
 }
 
 // chargeTransactions spends what the document costs: one transaction of a paying recipient per
@@ -402,6 +415,9 @@ func fillDocument(d *store.Document, req issueRequest, m *ubl.Document, counterp
 	d.Data, err = encodeDocumentData(m, req.lang)
 	return err
 }
+
+// documentRef is the identifier of a document the API gives out.
+func documentRef(d store.Document) string { return strconv.FormatInt(d.ID, 10) }
 
 func partyKey(p ubl.Party) store.PartyKey {
 	country, nif := splitTaxID(orText(p.VATID, p.TaxRegistration), p.Address.Country)
