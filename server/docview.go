@@ -368,7 +368,7 @@ func (s *Server) documentView(ctx context.Context, d store.Document, viewer int6
 	if r.files, err = s.store.DocumentFiles(ctx, d.ID); err != nil {
 		return documentView{}, err
 	}
-	if r.history, err = s.store.History(ctx, d.ID); err != nil {
+	if r.history, err = s.historyFor(ctx, d, viewer); err != nil {
 		return documentView{}, err
 	}
 	if viewer == d.IssuerID {

@@ -140,7 +140,7 @@ func (s *Server) issue(ctx context.Context, req issueRequest) (issued, error) {
 		default:
 			out.edited = true
 		}
-		previous := doc.State
+		before := doc
 		if err := fillDocument(&doc, req, model, counterparty, emails); err != nil {
 			return err
 		}
@@ -152,6 +152,7 @@ func (s *Server) issue(ctx context.Context, req issueRequest) (issued, error) {
 		if state == store.StateSent {
 			doc.EDIState = ediDelivered
 		}
+		doc.RecipientID = 0
 		if recipient != nil {
 			doc.RecipientID = recipient.ID
 		}
@@ -163,6 +164,12 @@ func (s *Server) issue(ctx context.Context, req issueRequest) (issued, error) {
 		if err := tx.SaveDocument(&doc); err != nil {
 			return err
 		}
+		if out.edited && recipientChanged(before, doc) {
+			if err := tx.CutOffRecipient(doc.ID, before.RecipientID); err != nil {
+				return err
+			}
+			doc.ImportedAt, doc.ProcessState, doc.ProcessStateAt = "", "", ""
+		}
 		if err := tx.ReplaceFiles(doc.ID, files); err != nil {
 			return err
 		}
@@ -170,7 +177,7 @@ func (s *Server) issue(ctx context.Context, req issueRequest) (issued, error) {
 			return err
 		}
 		out.doc = doc
-		if err := recordChange(tx, &doc, previous, out.edited, recipient); err != nil {
+		if err := recordChange(tx, &doc, before.State, out.edited, recipient); err != nil {
 			return err
 		}
 		if doc.SendByEmail && len(doc.EmailAddresses) > 0 {
