@@ -91,6 +91,8 @@ var (
 	CodeSealUnreadable     = register("e361", http.StatusBadRequest, "O ficheiro do selo não abre: palavra-passe errada ou não é PKCS#12.", "The seal file cannot be opened: wrong password, or not PKCS#12.")
 	CodeSealOtherParty     = register("e362", http.StatusBadRequest, "O certificado do selo identifica outra organização.", "The seal's certificate names another organisation.")
 	CodeExists             = register("e360", http.StatusConflict, "Já existe.", "It exists already.")
+	CodePDFUnsignable      = register("e364", http.StatusBadRequest, "O PDF não pode ser assinado: não é um PDF legível (danificado ou cifrado).", "The PDF cannot be signed: it is not a readable PDF (damaged or encrypted).")
+	CodeSealCannotSign     = register("e365", http.StatusBadRequest, "O selo da entidade não consegue assinar; o suporte tem de o verificar. Nada foi feito sem assinatura.", "The entity's seal cannot sign; support must check it. Nothing was made unsigned.")
 	CodeAmountMismatch     = register("e338", http.StatusBadRequest, "O valor enviado difere do calculado pelo serviço em mais de 0,01.", "The amount sent differs from the one the service computes by more than 0.01.")
 	CodeUsernameTaken      = register("e370", http.StatusBadRequest, "Esse nome de utilizador já existe.", "That username is taken.")
 	CodeWeakPassword       = register("e371", http.StatusBadRequest, "A palavra-passe tem de ter pelo menos 10 caracteres.", "The password must have at least 10 characters.")

@@ -369,7 +369,7 @@ func (s *Server) documentHistory(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	entries, err := s.store.History(c.Request().Context(), d.ID)
+	entries, err := s.historyFor(c.Request().Context(), d, actingEntity(c).ID)
 	if err != nil {
 		return err
 	}

@@ -365,7 +365,7 @@ func (s *Server) documentView(ctx context.Context, d store.Document, viewer int6
 	if r.files, err = s.store.DocumentFiles(ctx, d.ID); err != nil {
 		return documentView{}, err
 	}
-	if r.history, err = s.store.History(ctx, d.ID); err != nil {
+	if r.history, err = s.historyFor(ctx, d, viewer); err != nil {
 		return documentView{}, err
 	}
 	if viewer == d.IssuerID {
@@ -378,10 +378,11 @@ func (s *Server) documentView(ctx context.Context, d store.Document, viewer int6
 
 // viewDocument builds the whole view as the viewer (issuer or recipient) sees it.
 func viewDocument(d store.Document, r documentRecords, viewer int64, url fileURL, lang string) (documentView, error) {
-	var m ubl.Document
-	if err := json.Unmarshal(d.Data, &m); err != nil {
+	stored, _, err := decodeDocumentData(d.Data)
+	if err != nil {
 		return documentView{}, err
 	}
+	m := *stored
 	v := documentView{
 		documentSummary: summarize(d, viewer, lang),
 		EDIState:        viewEDIState(d.EDIState, lang),

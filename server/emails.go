@@ -2,7 +2,6 @@ package server
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
@@ -12,7 +11,6 @@ import (
 	"einvoice/mailer"
 	"einvoice/signing"
 	"einvoice/store"
-	"einvoice/ubl"
 
 	"github.com/labstack/echo/v4"
 )
@@ -252,11 +250,11 @@ func (s *Server) mailDocument(ctx context.Context, key mailKey) (*mailDocument, 
 	if err != nil {
 		return nil, err
 	}
-	var m ubl.Document
-	if err := json.Unmarshal(d.Data, &m); err != nil {
+	m, _, err := decodeDocumentData(d.Data)
+	if err != nil {
 		return nil, err
 	}
-	pdf, err := s.documentPDF(ctx, d, key.lang)
+	pdf, err := s.documentPDF(ctx, d)
 	if err != nil {
 		return nil, err
 	}

@@ -3,8 +3,8 @@ package server
 import (
 	"context"
 	"encoding/base64"
-	"encoding/json"
 	"errors"
+	"fmt"
 	"regexp"
 	"strings"
 
@@ -89,11 +89,14 @@ func (s *Server) issue(ctx context.Context, req issueRequest) (issued, error) {
 	}
 	embedded := embeddedFiles(model)
 	if req.seal != nil && req.method == "ubl" && !req.flags.disablePDFSign {
-		embedded = s.signStoredPDFs(embedded, req.seal) // data-method PDFs were signed before they were embedded
+		// Data-method PDFs were signed before they were embedded.
+		if err := s.signEmbeddedPDFs(req.issuer.ID, req.seal, embedded); err != nil {
+			return issued{}, err
+		}
 	}
 	if req.seal != nil && !req.flags.disableXMLSign {
 		if req.xml, err = signing.SignXML(req.xml, req.seal, s.now(), signing.XMLOptions{}); err != nil {
-			return issued{}, err
+			return issued{}, fmt.Errorf("signing the XML: %w", err)
 		}
 	}
 	files := append([]store.File{{Role: store.FileXML, Name: safeFileName(model.Number) + ".xml", MIME: "application/xml", Content: req.xml}}, embedded...)
@@ -119,17 +122,24 @@ func (s *Server) issue(ctx context.Context, req issueRequest) (issued, error) {
 		case err != nil:
 			return err
 		case !editable(doc):
-			return fieldError("number", CodeAlreadyExists)
+			// The id lets a creation retried after its answer was lost find the document it made.
+			return FieldErrors{"number": {Code: CodeAlreadyExists, Details: map[string]string{"id": DocumentRef(doc)}}}
 		default:
 			out.edited = true
 		}
-		previous := doc.State
-		fillDocument(&doc, req, model, counterparty, emails)
-		state, toSend := route(tx, req.issuer, recipient)
+		before := doc
+		if err := fillDocument(&doc, req, model, counterparty, emails); err != nil {
+			return err
+		}
+		state, toSend, err := route(tx, req.issuer, recipient)
+		if err != nil {
+			return err
+		}
 		doc.State, doc.ToSendStatus, doc.EDIState = state, toSend, ediPending
 		if state == store.StateSent {
 			doc.EDIState = ediDelivered
 		}
+		doc.RecipientID = 0
 		if recipient != nil {
 			doc.RecipientID = recipient.ID
 		}
@@ -141,6 +151,12 @@ func (s *Server) issue(ctx context.Context, req issueRequest) (issued, error) {
 		if err := tx.SaveDocument(&doc); err != nil {
 			return err
 		}
+		if out.edited && recipientChanged(before, doc) {
+			if err := tx.CutOffRecipient(doc.ID, before.RecipientID); err != nil {
+				return err
+			}
+			doc.ImportedAt, doc.ProcessState, doc.ProcessStateAt = "", "", ""
+		}
 		if err := tx.ReplaceFiles(doc.ID, files); err != nil {
 			return err
 		}
@@ -148,7 +164,7 @@ func (s *Server) issue(ctx context.Context, req issueRequest) (issued, error) {
 			return err
 		}
 		out.doc = doc
-		if err := recordChange(tx, &doc, previous, out.edited, recipient); err != nil {
+		if err := recordChange(tx, &doc, before.State, out.edited, recipient); err != nil {
 			return err
 		}
 		if doc.SendByEmail && len(doc.EmailAddresses) > 0 {
@@ -266,23 +282,31 @@ func hasRole(files []store.File, role string) bool {
 	return false
 }
 
+// connectionFinder finds the connection between two entities (a store transaction).
+type connectionFinder interface {
+	ConnectionBetween(a, b int64) (store.Connection, error)
+}
+
 // route decides where a document goes: to the recipient's inbox when it is an entity here with an
 // approved connection (and, when it pays for what it receives, a transaction to spend); otherwise it
-// waits, with the reason.
-func route(tx *store.Tx, issuer store.Entity, recipient *store.Entity) (state, toSend string) {
+// waits, with the reason. Only a connection that does not exist means no connection: any other error
+// of the database fails the creation.
+func route(conns connectionFinder, issuer store.Entity, recipient *store.Entity) (state, toSend string, err error) {
 	if recipient == nil {
-		return store.StateToSend, toSendUnregistered
+		return store.StateToSend, toSendUnregistered, nil
 	}
-	conn, err := tx.ConnectionBetween(issuer.ID, recipient.ID)
+	conn, err := conns.ConnectionBetween(issuer.ID, recipient.ID)
 	switch {
-	case err != nil || conn.State == store.ConnDeclined:
-		return store.StateToSend, toSendNoConnection
+	case errors.Is(err, store.ErrNotFound) || err == nil && conn.State == store.ConnDeclined:
+		return store.StateToSend, toSendNoConnection, nil
+	case err != nil:
+		return "", "", err
 	case conn.State != store.ConnApproved:
-		return store.StateToSend, toSendConnection
+		return store.StateToSend, toSendConnection, nil
 	case recipient.PaysReceived && recipient.Transactions < 1:
-		return store.StateToSend, toSendNoBalance
+		return store.StateToSend, toSendNoBalance, nil
 	}
-	return store.StateSent, ""
+	return store.StateSent, "", nil
 }
 
 // chargeTransactions spends what the document costs: one transaction of a paying recipient per
@@ -322,8 +346,8 @@ const (
 // WebhookEvents lists the events a webhook can take.
 var WebhookEvents = []string{eventReceived, eventStateChanged}
 
-// fillDocument copies the stored columns from the model.
-func fillDocument(d *store.Document, req issueRequest, m *ubl.Document, counterparty ubl.Party, emails []string) {
+// fillDocument copies the stored columns and the stored form of the data from the model.
+func fillDocument(d *store.Document, req issueRequest, m *ubl.Document, counterparty ubl.Party, emails []string) error {
 	d.IssuerID = req.issuer.ID
 	d.Kind = map[ubl.Kind]string{ubl.KindInvoice: kindInvoice, ubl.KindCreditNote: kindCreditNote, ubl.KindOrder: kindOrder}[m.Kind]
 	d.TypeCode = strings.ToUpper(m.TypeCode)
@@ -335,14 +359,11 @@ func fillDocument(d *store.Document, req issueRequest, m *ubl.Document, counterp
 	d.Method = req.method
 	d.SendByEmail, d.EmailAddresses = req.flags.sendByEmail, emails
 	d.DisableXMLSign, d.DisablePDFSign = req.flags.disableXMLSign, req.flags.disablePDFSign
-	stored := *m
-	stored.Attachments = make([]ubl.Attachment, len(m.Attachments))
-	for i, a := range m.Attachments {
-		a.Content = "" // the files are kept apart
-		stored.Attachments[i] = a
-	}
-	d.Data, _ = json.Marshal(stored)
+	var err error
+	d.Data, err = encodeDocumentData(m, req.lang)
+	return err
 }
+
 
 func partyKey(p ubl.Party) store.PartyKey {
 	country, nif := splitTaxID(orText(p.VATID, p.TaxRegistration), p.Address.Country)

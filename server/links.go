@@ -167,7 +167,7 @@ func (s *Server) fileOf(ctx context.Context, d store.Document, file, lang string
 	case "xml":
 		f, err = s.store.DocumentFileByRole(ctx, d.ID, store.FileXML)
 	case "pdf":
-		f, err = s.documentPDF(ctx, d, lang)
+		f, err = s.documentPDF(ctx, d)
 	default:
 		var id int64
 		if id, err = s.store.ParsePublicID(store.KindFile, file); err == nil {

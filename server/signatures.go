@@ -2,7 +2,6 @@ package server
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"time"
@@ -34,7 +33,8 @@ func (s *Server) sealFor(ctx context.Context, e store.Entity) (*signing.Seal, er
 	}
 	seal, err := signing.ParseSeal(rec.Key, rec.Chain)
 	if err != nil {
-		return nil, err
+		s.log.Error("an entity's seal cannot sign", "entity", e.ID, "subject", rec.Subject, "err", err)
+		return nil, fieldError("seal", CodeSealCannotSign)
 	}
 	if err := seal.ValidAt(s.now()); err != nil {
 		return nil, FieldErrors{"seal": {Code: CodeSealUnusable, Details: map[string]string{
@@ -43,9 +43,21 @@ func (s *Server) sealFor(ctx context.Context, e store.Entity) (*signing.Seal, er
 	return seal, nil
 }
 
-// signPDF adds the service's PAdES signature, made now with the seal.
-func (s *Server) signPDF(pdf []byte, seal *signing.Seal) ([]byte, error) {
-	return signing.SignPDF(pdf, seal, s.now(), signing.PDFOptions{Reason: signingReason})
+// signPDF adds the service's PAdES signature, made now with the issuer's seal, to the PDF sent or made
+// as field (file, files[i], or document for a PDF inside the XML) under name. A PDF that cannot be
+// signed is never kept or served unsigned: the failure is logged here, once, and answered as what it
+// is: the file's (e361, naming it) or the seal's (e362).
+func (s *Server) signPDF(issuerID int64, seal *signing.Seal, field, name string, pdf []byte) ([]byte, error) {
+	signed, err := signing.SignPDF(pdf, seal, s.now(), signing.PDFOptions{Reason: signingReason})
+	if err == nil {
+		return signed, nil
+	}
+	if signing.IsUnreadablePDF(err) {
+		s.log.Warn("a PDF cannot be signed", "entity", issuerID, "file", name, "err", err)
+		return nil, FieldErrors{field: {Code: CodePDFUnsignable, Details: map[string]string{"file": name}}}
+	}
+	s.log.Error("an entity's seal cannot sign", "entity", issuerID, "file", name, "err", err)
+	return nil, fieldError("seal", CodeSealCannotSign)
 }
 
 // badSignature is the 400 for a signature that does not verify (or is missing), naming the file.
@@ -105,10 +117,9 @@ func (s *Server) prepareUploads(issuer store.Entity, seal *signing.Seal, flags d
 		if u.mime != "application/pdf" {
 			continue
 		}
-		signed, err := s.signPDF(u.content, seal)
+		signed, err := s.signPDF(issuer.ID, seal, u.field, u.name, u.content)
 		if err != nil {
-			return nil, FieldErrors{u.field: {Code: CodeAttachmentType, Text: map[string]string{
-				"pt": "O PDF " + u.name + " não pode ser assinado: " + err.Error(), "en": "The PDF " + u.name + " cannot be signed: " + err.Error()}}}
+			return nil, err
 		}
 		uploads[i].content = signed
 	}
@@ -132,48 +143,75 @@ func checkIncomingXML(xml []byte, m *ubl.Document) error {
 	return nil
 }
 
-// signStoredPDFs signs, for the copies kept beside an XML, the PDFs it embeds.
-func (s *Server) signStoredPDFs(files []store.File, seal *signing.Seal) []store.File {
+// signEmbeddedPDFs signs the PDFs an XML embeds, for the copies kept beside it; one that cannot be
+// signed refuses the document.
+func (s *Server) signEmbeddedPDFs(issuerID int64, seal *signing.Seal, files []store.File) error {
 	for i, f := range files {
 		if f.MIME != "application/pdf" {
 			continue
 		}
-		if signed, err := s.signPDF(f.Content, seal); err == nil {
-			files[i].Content = signed
+		signed, err := s.signPDF(issuerID, seal, "document", f.Name, f.Content)
+		if err != nil {
+			return err
 		}
+		files[i].Content = signed
 	}
-	return files
+	return nil
 }
 
-// documentPDF is a document's visual PDF (d as DocumentByID reads it, with its model): the stored one, or
-// one rendered now from its model (signed when the service signs for the issuer) and kept for next time.
-func (s *Server) documentPDF(ctx context.Context, d store.Document, lang string) (store.File, error) {
-	f, err := s.store.DocumentFileByRole(ctx, d.ID, store.FilePDF)
-	if !errors.Is(err, store.ErrNotFound) {
-		return f, err
+// documentPDF is a document's visual PDF (d as DocumentByID reads it, with its data): the stored one,
+// or, for a document made from an XML that carries none, one rendered now in the document's language
+// from its model, signed when the service signs for the issuer, and kept once for the document's
+// version, so that whoever asks first (the download, the e-mail, the webhook link), every caller gets
+// the same bytes. When the issuer has a seal that cannot sign now, the answer is that error: an
+// unsigned copy is neither served nor kept.
+func (s *Server) documentPDF(ctx context.Context, d store.Document) (store.File, error) {
+	for range 3 { // an edit between reading and keeping: render the new version
+		f, err := s.store.DocumentFileByRole(ctx, d.ID, store.FilePDF)
+		if !errors.Is(err, store.ErrNotFound) {
+			return f, err
+		}
+		if f, err = s.renderPDF(ctx, d); err != nil {
+			return f, err
+		}
+		f, err = s.store.KeepRenderedPDF(ctx, f, d.Edits)
+		if !errors.Is(err, store.ErrConflict) {
+			return f, err
+		}
+		if d, err = s.store.DocumentByID(ctx, d.ID); err != nil {
+			return store.File{}, err
+		}
 	}
-	var m ubl.Document
-	if err := json.Unmarshal(d.Data, &m); err != nil {
-		return f, err
-	}
-	rendered, err := pdf.Render(&m, pdf.Options{Lang: lang, Now: s.now()})
+	return store.File{}, fmt.Errorf("document %d: edited while its PDF was rendered, three times", d.ID)
+}
+
+// renderPDF renders a document's visual PDF, signed when the service signs for the issuer.
+func (s *Server) renderPDF(ctx context.Context, d store.Document) (store.File, error) {
+	m, lang, err := decodeDocumentData(d.Data)
 	if err != nil {
-		return f, err
+		return store.File{}, err
 	}
+	rendered, err := pdf.Render(m, pdf.Options{Lang: lang, Now: s.now()})
+	if err != nil {
+		return store.File{}, fmt.Errorf("rendering the PDF of document %d: %w", d.ID, err)
+	}
+	name := safeFileName(d.Number) + ".pdf"
 	if !d.DisablePDFSign {
 		issuer, err := s.store.EntityByID(ctx, d.IssuerID)
 		if err != nil {
-			return f, err
+			return store.File{}, err
 		}
-		if seal, err := s.sealFor(ctx, issuer); err == nil && seal != nil {
-			if signed, err := s.signPDF(rendered, seal); err == nil {
-				rendered = signed
+		seal, err := s.sealFor(ctx, issuer)
+		if err != nil {
+			return store.File{}, err
+		}
+		if seal != nil {
+			if rendered, err = s.signPDF(issuer.ID, seal, "file", name, rendered); err != nil {
+				return store.File{}, err
 			}
 		}
 	}
-	f = store.File{DocumentID: d.ID, Role: store.FilePDF, Name: safeFileName(d.Number) + ".pdf", MIME: "application/pdf", Content: rendered}
-	err = s.store.Update(ctx, func(tx *store.Tx) error { return tx.AddFile(f) })
-	return f, err
+	return store.File{DocumentID: d.ID, Role: store.FilePDF, Name: name, MIME: "application/pdf", Content: rendered}, nil
 }
 
 // KeepSeal stores an entity's seal (its key encrypted by the store): from now on the service signs

@@ -465,7 +465,7 @@ func (t *Tx) ReplaceFiles(documentID int64, files []File) error {
 	return nil
 }
 
-// AddFile stores one more file of a document (a PDF rendered after the document was made).
+// AddFile stores one more file of a document.
 func (t *Tx) AddFile(f File) error {
 	sum := sha256.Sum256(f.Content)
 	if _, err := t.tx.ExecContext(t.ctx, `INSERT INTO document_files (document_id, role, name, mime, size, sha256, content, created_at)

@@ -1,0 +1,66 @@
+package server
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+
+	"einvoice/store"
+)
+
+// A document's recipient-side state (its import, acceptance or rejection and the reason, its process
+// state) belongs to the recipient that made it. An edit that sends the document to another customer
+// cuts the previous recipient off (store.Tx.CutOffRecipient), and every reading of the document's
+// history is the viewer's own.
+
+// recipientOfRecord is the party a stored document goes to: its customer, or an order's supplier.
+func recipientOfRecord(d store.Document) store.PartyKey {
+	if d.Kind == kindOrder {
+		return d.Supplier
+	}
+	return d.Customer
+}
+
+// recipientChanged tells whether an edit sends a document to another party than before: another
+// entity here, or another tax ID (another name when neither has a tax ID).
+func recipientChanged(before, after store.Document) bool {
+	if before.RecipientID != after.RecipientID {
+		return true
+	}
+	b, a := recipientOfRecord(before), recipientOfRecord(after)
+	if b.NIF == "" && a.NIF == "" {
+		return !strings.EqualFold(strings.TrimSpace(b.Name), strings.TrimSpace(a.Name))
+	}
+	return b.Country != a.Country || b.NIF != a.NIF
+}
+
+// historyFor is what a viewer sees of a document's history: all of it for the issuer; for the
+// recipient, the entries written while it was the recipient, without the issuer's e-mail records, each
+// change of state telling the state before it as this recipient saw it (none before its first).
+func (s *Server) historyFor(ctx context.Context, d store.Document, viewer int64) ([]store.HistoryEntry, error) {
+	if viewer == d.IssuerID {
+		return s.store.History(ctx, d.ID)
+	}
+	entries, err := s.store.RecipientHistory(ctx, d.ID, viewer)
+	if err != nil {
+		return nil, err
+	}
+	seen := ""
+	for i, h := range entries {
+		if h.Kind != "state" {
+			continue
+		}
+		var data map[string]any
+		if err := json.Unmarshal(h.Data, &data); err == nil && data["previous_state"] != seen {
+			delete(data, "previous_state")
+			if seen != "" {
+				data["previous_state"] = seen
+			}
+			if entries[i].Data, err = json.Marshal(data); err != nil {
+				return nil, err
+			}
+		}
+		seen = h.State
+	}
+	return entries, nil
+}

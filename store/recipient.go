@@ -1,0 +1,57 @@
+package store
+
+import (
+	"context"
+	"encoding/json"
+)
+
+// A document's recipient-side state belongs to one recipient. When an edit sends the document to
+// another customer, the previous recipient is cut off: what it did with the document is reset on the
+// document, its history entries stay its own (each entry records the recipient the document had when
+// it was written), and what was still on its way to it is cancelled.
+
+// CutOffRecipient ends what a document's previous recipient had of it, inside the edit that sends the
+// document to another: its import and process state are cleared, and the webhook events for it
+// (previousRecipientID, 0 when it was not an entity here) and the e-mails to the previous addresses
+// that were not yet delivered are cancelled.
+func (t *Tx) CutOffRecipient(documentID, previousRecipientID int64) error {
+	const why = "the document went to another recipient"
+	if _, err := t.tx.ExecContext(t.ctx, `UPDATE documents SET imported_at = NULL, process_state = NULL, process_state_at = NULL,
+		updated_at = ? WHERE id = ?`, t.now, documentID); err != nil {
+		return err
+	}
+	if previousRecipientID != 0 {
+		if _, err := t.tx.ExecContext(t.ctx, `UPDATE outbox SET state = 'failed', last_error = ?, updated_at = ?
+			WHERE document_id = ? AND entity_id = ? AND state = 'pending'`, why, t.now, documentID, previousRecipientID); err != nil {
+			return err
+		}
+	}
+	_, err := t.tx.ExecContext(t.ctx, `UPDATE emails SET state = 'failed', next_attempt_at = NULL, last_error = ?, updated_at = ?
+		WHERE document_id = ? AND state IN ('queued', 'returned')`, why, t.now, documentID)
+	return err
+}
+
+// RecipientHistory lists, oldest first, what a recipient may see of a document's history: the entries
+// written while it was the document's recipient, without the issuer's e-mail records.
+func (s *Store) RecipientHistory(ctx context.Context, documentID, recipientID int64) ([]HistoryEntry, error) {
+	rows, err := s.reader.QueryContext(ctx, `SELECT id, document_id, kind, coalesce(state, ''), description,
+		coalesce(data, ''), created_at FROM document_history
+		WHERE document_id = ? AND recipient_id = ? AND kind <> 'email' ORDER BY id`, documentID, recipientID)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []HistoryEntry
+	for rows.Next() {
+		var h HistoryEntry
+		var data string
+		if err := rows.Scan(&h.ID, &h.DocumentID, &h.Kind, &h.State, &h.Description, &data, &h.CreatedAt); err != nil {
+			return nil, err
+		}
+		if data != "" {
+			h.Data = json.RawMessage(data)
+		}
+		out = append(out, h)
+	}
+	return out, rows.Err()
+}
