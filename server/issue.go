@@ -364,7 +364,6 @@ func fillDocument(d *store.Document, req issueRequest, m *ubl.Document, counterp
 	return err
 }
 
-
 func partyKey(p ubl.Party) store.PartyKey {
 	country, nif := splitTaxID(orText(p.VATID, p.TaxRegistration), p.Address.Country)
 	return store.PartyKey{Country: country, NIF: nif, Name: orText(p.LegalName, p.Name)}
