@@ -37,11 +37,11 @@ func recipientChanged(before, after store.Document) bool {
 // historyFor is what a viewer sees of a document's history: all of it for the issuer; for the
 // recipient, the entries written while it was the recipient, without the issuer's e-mail records, each
 // change of state telling the state before it as this recipient saw it (none before its first).
-func (s *Server) historyFor(ctx context.Context, d store.Document, viewer int64) ([]store.HistoryEntry, error) {
+func (w *Workflow) historyFor(ctx context.Context, d store.Document, viewer int64) ([]store.HistoryEntry, error) {
 	if viewer == d.IssuerID {
-		return s.store.History(ctx, d.ID)
+		return w.store.History(ctx, d.ID)
 	}
-	entries, err := s.store.RecipientHistory(ctx, d.ID, viewer)
+	entries, err := w.store.RecipientHistory(ctx, d.ID, viewer)
 	if err != nil {
 		return nil, err
 	}

@@ -20,11 +20,11 @@ import (
 const signingReason = "Fatura eletrónica / electronic invoice"
 
 // sealFor reads the entity's seal: nil when it has none; a 400 when it cannot sign now.
-func (s *Server) sealFor(ctx context.Context, e store.Entity) (*signing.Seal, error) {
+func (w *Workflow) sealFor(ctx context.Context, e store.Entity) (*signing.Seal, error) {
 	if e.SignsItself || !e.ServiceSigning { // the store sets ServiceSigning exactly while a seal is kept
 		return nil, nil
 	}
-	rec, err := s.store.SealOf(ctx, e.ID)
+	rec, err := w.store.SealOf(ctx, e.ID)
 	if errors.Is(err, store.ErrNotFound) {
 		return nil, nil
 	}
@@ -33,10 +33,10 @@ func (s *Server) sealFor(ctx context.Context, e store.Entity) (*signing.Seal, er
 	}
 	seal, err := signing.ParseSeal(rec.Key, rec.Chain)
 	if err != nil {
-		s.log.Error("an entity's seal cannot sign", "entity", e.ID, "subject", rec.Subject, "err", err)
+		w.log.Error("an entity's seal cannot sign", "entity", e.ID, "subject", rec.Subject, "err", err)
 		return nil, fieldError("seal", CodeSealCannotSign)
 	}
-	if err := seal.ValidAt(s.now()); err != nil {
+	if err := seal.ValidAt(w.now()); err != nil {
 		return nil, FieldErrors{"seal": {Code: CodeSealUnusable, Details: map[string]string{
 			"subject": rec.Subject, "not_before": rec.NotBefore, "not_after": rec.NotAfter}}}
 	}
@@ -47,16 +47,16 @@ func (s *Server) sealFor(ctx context.Context, e store.Entity) (*signing.Seal, er
 // as field (file, files[i], or document for a PDF inside the XML) under name. A PDF that cannot be
 // signed is never kept or served unsigned: the failure is logged here, once, and answered as what it
 // is: the file's (e361, naming it) or the seal's (e362).
-func (s *Server) signPDF(issuerID int64, seal *signing.Seal, field, name string, pdf []byte) ([]byte, error) {
-	signed, err := signing.SignPDF(pdf, seal, s.now(), signing.PDFOptions{Reason: signingReason})
+func (w *Workflow) signPDF(issuerID int64, seal *signing.Seal, field, name string, pdf []byte) ([]byte, error) {
+	signed, err := signing.SignPDF(pdf, seal, w.now(), signing.PDFOptions{Reason: signingReason})
 	if err == nil {
 		return signed, nil
 	}
 	if signing.IsUnreadablePDF(err) {
-		s.log.Warn("a PDF cannot be signed", "entity", issuerID, "file", name, "err", err)
+		w.log.Warn("a PDF cannot be signed", "entity", issuerID, "file", name, "err", err)
 		return nil, FieldErrors{field: {Code: CodePDFUnsignable, Details: map[string]string{"file": name}}}
 	}
-	s.log.Error("an entity's seal cannot sign", "entity", issuerID, "file", name, "err", err)
+	w.log.Error("an entity's seal cannot sign", "entity", issuerID, "file", name, "err", err)
 	return nil, fieldError("seal", CodeSealCannotSign)
 }
 
@@ -165,20 +165,20 @@ func (s *Server) signEmbeddedPDFs(issuerID int64, seal *signing.Seal, files []st
 // version, so that whoever asks first (the download, the e-mail, the webhook link), every caller gets
 // the same bytes. When the issuer has a seal that cannot sign now, the answer is that error: an
 // unsigned copy is neither served nor kept.
-func (s *Server) documentPDF(ctx context.Context, d store.Document) (store.File, error) {
+func (w *Workflow) documentPDF(ctx context.Context, d store.Document) (store.File, error) {
 	for range 3 { // an edit between reading and keeping: render the new version
-		f, err := s.store.DocumentFileByRole(ctx, d.ID, store.FilePDF)
+		f, err := w.store.DocumentFileByRole(ctx, d.ID, store.FilePDF)
 		if !errors.Is(err, store.ErrNotFound) {
 			return f, err
 		}
-		if f, err = s.renderPDF(ctx, d); err != nil {
+		if f, err = w.renderPDF(ctx, d); err != nil {
 			return f, err
 		}
-		f, err = s.store.KeepRenderedPDF(ctx, f, d.Edits)
+		f, err = w.store.KeepRenderedPDF(ctx, f, d.Edits)
 		if !errors.Is(err, store.ErrConflict) {
 			return f, err
 		}
-		if d, err = s.store.DocumentByID(ctx, d.ID); err != nil {
+		if d, err = w.store.DocumentByID(ctx, d.ID); err != nil {
 			return store.File{}, err
 		}
 	}
@@ -186,27 +186,27 @@ func (s *Server) documentPDF(ctx context.Context, d store.Document) (store.File,
 }
 
 // renderPDF renders a document's visual PDF, signed when the service signs for the issuer.
-func (s *Server) renderPDF(ctx context.Context, d store.Document) (store.File, error) {
+func (w *Workflow) renderPDF(ctx context.Context, d store.Document) (store.File, error) {
 	m, lang, err := decodeDocumentData(d.Data)
 	if err != nil {
 		return store.File{}, err
 	}
-	rendered, err := pdf.Render(m, pdf.Options{Lang: lang, Now: s.now()})
+	rendered, err := pdf.Render(m, pdf.Options{Lang: lang, Now: w.now()})
 	if err != nil {
 		return store.File{}, fmt.Errorf("rendering the PDF of document %d: %w", d.ID, err)
 	}
 	name := safeFileName(d.Number) + ".pdf"
 	if !d.DisablePDFSign {
-		issuer, err := s.store.EntityByID(ctx, d.IssuerID)
+		issuer, err := w.store.EntityByID(ctx, d.IssuerID)
 		if err != nil {
 			return store.File{}, err
 		}
-		seal, err := s.sealFor(ctx, issuer)
+		seal, err := w.sealFor(ctx, issuer)
 		if err != nil {
 			return store.File{}, err
 		}
 		if seal != nil {
-			if rendered, err = s.signPDF(issuer.ID, seal, "file", name, rendered); err != nil {
+			if rendered, err = w.signPDF(issuer.ID, seal, "file", name, rendered); err != nil {
 				return store.File{}, err
 			}
 		}

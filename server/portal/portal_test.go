@@ -381,3 +381,71 @@ func TestTemplatesUseOnlyCatalogueKeys(t *testing.T) {
 		}
 	}
 }
+
+func TestDocumentPageFilesAndDecision(t *testing.T) {
+	s := newSite(t)
+	s.issue("FT 2026/900")
+	if _, err := s.srv.CreateUser(context.Background(), server.NewUser{Username: "operadora", Password: password,
+		Role: store.RoleOperator, EntityID: s.customer.ID}); err != nil {
+		t.Fatal(err)
+	}
+	supplier, viewer, operator, stranger := s.browser(), s.browser(), s.browser(), s.browser()
+	supplier.login("fornecedor")
+	viewer.login("cliente")
+	operator.login("operadora")
+	stranger.login("outra")
+
+	_, list := supplier.do(http.MethodGet, "/portal/issued", nil)
+	m := regexp.MustCompile(`href="(/portal/documents/[0-9a-f]{32})"`).FindStringSubmatch(list)
+	if m == nil {
+		t.Fatal("no document link in the issued list")
+	}
+	page := m[1]
+	resp, body := supplier.do(http.MethodGet, page, nil)
+	if resp.StatusCode != 200 || !strings.Contains(body, "FT 2026/900") || !strings.Contains(body, "Fornecedor") ||
+		!strings.Contains(body, `<iframe class="pdf"`) || strings.Contains(body, `action="`+page+`/decision"`) {
+		t.Fatalf("issuer's page: %d", resp.StatusCode)
+	}
+	resp, xml := supplier.do(http.MethodGet, page+"/xml", nil)
+	if resp.StatusCode != 200 || !strings.Contains(xml, "FT 2026/900") || !strings.Contains(resp.Header.Get("Content-Disposition"), "attachment") {
+		t.Fatalf("XML: %d %s", resp.StatusCode, resp.Header.Get("Content-Disposition"))
+	}
+	resp, pdfBytes := viewer.do(http.MethodGet, page+"/pdf?inline=1", nil)
+	if resp.StatusCode != 200 || !strings.HasPrefix(pdfBytes, "%PDF-") || !strings.HasPrefix(resp.Header.Get("Content-Disposition"), "inline") {
+		t.Fatalf("PDF: %d %q", resp.StatusCode, resp.Header.Get("Content-Disposition"))
+	}
+	for _, path := range []string{page, page + "/xml", page + "/pdf", "/portal/documents/0123456789abcdef0123456789abcdef"} {
+		if resp, _ := stranger.do(http.MethodGet, path, nil); resp.StatusCode != http.StatusNotFound {
+			t.Fatalf("stranger %s: %d", path, resp.StatusCode)
+		}
+	}
+
+	// A viewer reads but may not decide; an operator decides, and a rejection needs a reason.
+	if _, body := viewer.do(http.MethodGet, page, nil); strings.Contains(body, "/decision") {
+		t.Fatal("the viewer is offered the decision")
+	}
+	if resp, _ := viewer.do(http.MethodPost, page+"/decision", url.Values{"accepted": {"0"}, "reason": {"no"}}); resp.StatusCode != http.StatusForbidden {
+		t.Fatalf("viewer's decision: %d", resp.StatusCode)
+	}
+	if resp, _ := stranger.do(http.MethodPost, page+"/decision", url.Values{"accepted": {"0"}, "reason": {"no"}}); resp.StatusCode != http.StatusNotFound {
+		t.Fatalf("stranger's decision: %d", resp.StatusCode)
+	}
+	_, body = operator.do(http.MethodGet, page, nil)
+	if !strings.Contains(body, `action="`+page+`/decision"`) {
+		t.Fatal("the operator is not offered the decision")
+	}
+	resp, body = operator.do(http.MethodPost, page+"/decision", url.Values{"accepted": {"0"}})
+	if resp.StatusCode != http.StatusBadRequest || !strings.Contains(body, server.CodeRequired.Msg("pt")) {
+		t.Fatalf("rejection without a reason: %d", resp.StatusCode)
+	}
+	if resp, _ = operator.do(http.MethodPost, page+"/decision", url.Values{"accepted": {"0"}, "reason": {"Falta a nota de encomenda"}}); resp.StatusCode != http.StatusSeeOther {
+		t.Fatalf("rejection: %d", resp.StatusCode)
+	}
+	_, body = supplier.do(http.MethodGet, page, nil)
+	if !strings.Contains(body, `class="badge rejected"`) || !strings.Contains(body, "Falta a nota de encomenda") {
+		t.Fatal("the issuer does not see the rejection and its reason")
+	}
+	if resp, _ = operator.do(http.MethodPost, page+"/decision", url.Values{"accepted": {"1"}}); resp.StatusCode != http.StatusBadRequest {
+		t.Fatalf("a second decision: %d", resp.StatusCode)
+	}
+}
