@@ -242,7 +242,11 @@ func (p *Portal) documentFile(file string) echo.HandlerFunc {
 		}
 		h := c.Response().Header()
 		h.Set(echo.HeaderContentDisposition, mime.FormatMediaType(disposition, map[string]string{"filename": f.Name}))
-		h.Set("Content-Security-Policy", "default-src 'none'; frame-ancestors 'self'; sandbox")
+		if disposition == "inline" {
+			h.Set("Content-Security-Policy", "default-src 'none'; frame-ancestors 'self'") // the browser's PDF viewer must run
+		} else {
+			h.Set("Content-Security-Policy", "default-src 'none'; frame-ancestors 'self'; sandbox")
+		}
 		return c.Blob(http.StatusOK, f.MIME, f.Content)
 	}
 }
