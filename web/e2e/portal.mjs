@@ -111,6 +111,28 @@ try {
   await c.page.goto(base + '/portal/issued?number=' + encodeURIComponent(`E2E${stamp}`));
   check('the customer does not see them as issued', (await numbers(c.page)).length === 0);
 
+  // The document page: rendered from the UBL, with its files; the customer rejects with a reason and
+  // the supplier sees it.
+  await c.page.goto(base + '/portal/received?number=' + encodeURIComponent(`E2E${stamp}`));
+  await c.page.click(`table a:text("${issued[0]}")`);
+  check('document page: the number and the parties', (await c.page.textContent('h1')).includes(issued[0]) &&
+    (await c.page.textContent('main')).includes(creds.entities[0].name));
+  const docPath = new URL(c.page.url()).pathname;
+  const xml = await c.page.request.get(base + docPath + '/xml');
+  check('document page: the XML downloads with its number', xml.status() === 200 && (await xml.text()).includes(issued[0]));
+  const pdf = await c.page.request.get(base + docPath + '/pdf');
+  check('document page: the PDF downloads', pdf.status() === 200 && (await pdf.body()).subarray(0, 5).toString() === '%PDF-');
+  await shot(c.page, 'document');
+  await c.page.check('input[name=accepted][value="0"]');
+  await c.page.fill('#reason', 'Falta a nota de encomenda');
+  await Promise.all([c.page.waitForNavigation(), c.page.click('form.decision button[type=submit]')]);
+  check('the customer rejects with a reason', (await c.page.textContent('.flash')) !== null && (await c.page.$('.badge.rejected')) !== null);
+  await s.page.goto(base + docPath);
+  const issuerView = await s.page.textContent('main');
+  check('the supplier sees rejected and the reason in the timeline', (await s.page.$('.badge.rejected')) !== null &&
+    issuerView.includes('Falta a nota de encomenda'));
+  await shot(s.page, 'document-rejected');
+
   // A form posted from another site is refused; the session survives it.
   const evil = createServer((req, res) => {
     res.setHeader('Content-Type', 'text/html');
