@@ -1,26 +1,21 @@
 package server
 
 import (
+	"einvoice/server/i18n"
 	"fmt"
 	"net/http"
 	"sort"
 )
 
-// Code is one entry of the registry of every code the API answers with: its HTTP status and its text in
-// both API languages. Codes are the contract; texts may change.
+// Code is one entry of the registry of every code the API answers with: its HTTP status, and its text in
+// both languages, kept in the catalogue under "code.<id>". Codes are the contract; texts may change.
 type Code struct {
 	ID     string
 	Status int
-	PT, EN string
 }
 
 // Msg is the code's text in the call's language ("pt" or "en").
-func (c *Code) Msg(lang string) string {
-	if lang == "en" {
-		return c.EN
-	}
-	return c.PT
-}
+func (c *Code) Msg(lang string) string { return i18n.T(lang, "code."+c.ID) }
 
 var registry = map[string]*Code{}
 
@@ -28,8 +23,9 @@ func register(id string, status int, pt, en string) *Code {
 	if _, dup := registry[id]; dup {
 		panic(fmt.Sprintf("code %s registered twice", id))
 	}
-	c := &Code{ID: id, Status: status, PT: pt, EN: en}
+	c := &Code{ID: id, Status: status}
 	registry[id] = c
+	i18n.Add("code."+id, i18n.Text{PT: pt, EN: en})
 	return c
 }
 

@@ -15,8 +15,8 @@ func TestCodesAreUniqueAndComplete(t *testing.T) {
 			t.Errorf("code %s twice", c.ID)
 		}
 		seen[c.ID] = true
-		if c.PT == "" || c.EN == "" || c.PT == c.EN || c.Status < 200 || c.Status > 599 {
-			t.Errorf("code %s: status %d, texts %q / %q", c.ID, c.Status, c.PT, c.EN)
+		if pt, en := c.Msg("pt"), c.Msg("en"); pt == "" || en == "" || pt == en || pt == "code."+c.ID || c.Status < 200 || c.Status > 599 {
+			t.Errorf("code %s: status %d, texts %q / %q", c.ID, c.Status, pt, en)
 		}
 	}
 	func() {

@@ -3,6 +3,7 @@ package server
 import (
 	"time"
 
+	"einvoice/server/i18n"
 	"einvoice/store"
 
 	"github.com/labstack/echo/v4"
@@ -48,34 +49,22 @@ type adminObsView struct {
 	CreatedAt   string `json:"created_at"`
 }
 
-// Connection states and types as the API describes them, by language.
+// Connection states and types as the API numbers them; their texts are the catalogue's api.connection.*.
 var (
-	connectionStates = map[string]struct{ id, pt, en string }{
-		store.ConnAnalyzing: {"1", "Em análise", "Under analysis"},
-		store.ConnApproved:  {"2", "Aprovado", "Approved"},
-		store.ConnDeclined:  {"3", "Recusado", "Declined"},
-		store.ConnPending:   {"4", "Pendente", "Pending"},
-	}
-	connectionTypes = map[string]struct{ id, pt, en string }{
-		"standard": {"1", "Normal", "Standard"},
-		"inbound":  {"2", "Entrada", "Inbound"},
-	}
+	connectionStates = map[string]string{store.ConnAnalyzing: "1", store.ConnApproved: "2", store.ConnDeclined: "3", store.ConnPending: "4"}
+	connectionTypes  = map[string]string{"standard": "1", "inbound": "2"}
 )
 
-func describe(table map[string]struct{ id, pt, en string }, alias, lang string) codedValue {
-	d := table[alias]
-	text := d.pt
-	if lang == "en" {
-		text = d.en
-	}
-	return codedValue{ID: d.id, Alias: alias, Description: text}
+// describe is a connection's state or type as the API shows it.
+func describe(kind string, ids map[string]string, alias, lang string) codedValue {
+	return codedValue{ID: ids[alias], Alias: alias, Description: i18n.T(lang, "api.connection."+kind+"."+alias)}
 }
 
 func viewConnection(c store.Connection, lang string) connectionView {
 	v := connectionView{
 		ID: c.PublicID, Person: c.Person, Reference: c.Reference, CreatedEntityName: c.From.Name,
-		State:          describe(connectionStates, c.State, lang),
-		Type:           describe(connectionTypes, c.Kind, lang),
+		State:          describe("state", connectionStates, c.State, lang),
+		Type:           describe("type", connectionTypes, c.Kind, lang),
 		CreatedEntity:  entityBrief{c.From.PublicID, c.From.Name, c.From.NIF},
 		ReceiverEntity: entityBrief{c.To.PublicID, c.To.Name, c.To.NIF},
 		Observation:    c.Observation, Partner: c.Partner, CreatedAt: c.CreatedAt, UpdatedAt: c.UpdatedAt,

@@ -15,6 +15,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"einvoice/server/i18n"
 	"einvoice/store"
 	"einvoice/ubl"
 
@@ -346,22 +347,6 @@ type historyView struct {
 	CreatedAt   string          `json:"created_at"`
 }
 
-var historyTexts = map[string][2]string{
-	"edited":            {"Documento editado e reenviado.", "Document edited and resent."},
-	"imported":          {"Documento importado pelo destinatário.", "Document imported by the recipient."},
-	"process_state":     {"Estado de processamento alterado.", "Process state changed."},
-	store.StateToSend:   {"Documento por enviar ao cliente.", "Document to be sent to the customer."},
-	store.StateSent:     {"Documento enviado ao cliente.", "Document sent to the customer."},
-	store.StateAccepted: {"Documento aceite pelo cliente.", "Document accepted by the customer."},
-	store.StateRejected: {"Documento rejeitado pelo cliente.", "Document rejected by the customer."},
-	"email_queued":      {"E-mail em fila de envio.", "E-mail queued for sending."},
-	"email_sent":        {"E-mail aceite pelo servidor de correio.", "E-mail accepted by the mail server."},
-	"email_retry":       {"Envio do e-mail falhou; nova tentativa agendada.", "E-mail sending failed; another try is scheduled."},
-	"email_failed":      {"Envio do e-mail falhou definitivamente.", "E-mail sending failed for good."},
-	"email_returned":    {"E-mail devolvido pelo servidor de destino.", "E-mail returned by the receiving server."},
-	"email_opened":      {"E-mail lido pelo destinatário.", "E-mail read by the recipient."},
-}
-
 // documentHistory is GET /apps/documents/{id}/history: state changes, edits and, for the issuer, its
 // e-mails, oldest first.
 func (s *Server) documentHistory(c echo.Context) error {
@@ -380,8 +365,8 @@ func (s *Server) documentHistory(c echo.Context) error {
 			continue // the issuer's e-mail records (addresses, its own copies) are its alone
 		}
 		v := historyView{ID: h.PublicID, Kind: h.Kind, Description: h.Description, Data: h.Data, CreatedAt: h.CreatedAt}
-		if t, ok := historyTexts[h.Description]; ok {
-			v.Description = pick(lang, t[0], t[1])
+		if key := "api.history." + h.Description; i18n.Has(key) {
+			v.Description = i18n.T(lang, key)
 		}
 		if h.State != "" {
 			st := stateOf(h.State, lang)

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"einvoice/server/i18n"
 	"einvoice/store"
 	"einvoice/ubl"
 
@@ -51,62 +52,40 @@ type ediStateView struct {
 }
 
 var (
-	documentStates = map[string]struct{ id, pt, en string }{
-		store.StateToSend:   {"1", "Por enviar ao cliente.", "To be sent to the customer."},
-		store.StateSent:     {"2", "Enviado ao cliente.", "Sent to customer."},
-		store.StateAccepted: {"3", "Aceite pelo cliente.", "Accepted by the customer."},
-		store.StateRejected: {"4", "Rejeitado pelo cliente.", "Rejected by the customer."},
-	}
-	ediStates = map[string]struct{ espap, pt, en string }{
-		ediPending:        {"", "Por transmitir.", "Not transmitted yet."},
-		ediDelivered:      {"RECEIVED", "Entregue ao destinatário.", "Delivered to the recipient."},
-		ediRegularization: {"22", "Regularização pedida.", "Regularisation requested."},
-		ediReception:      {"11", "Em receção.", "In reception."},
-		ediError:          {"ERROR", "Erro na transmissão.", "Transmission error."},
-		ediAccepted:       {"ACCEPTED", "Aceite.", "Accepted."},
-	}
-	toSendTitles = map[string][2]string{
-		toSendConnection:   {"A aguardar a aceitação da ligação com o destinatário do documento.", "Await acceptance of connection with the recipient of the document."},
-		toSendNoConnection: {"Não existe ligação com o destinatário do documento.", "There is no connection with the recipient of the document."},
-		toSendUnregistered: {"O destinatário não está registado nesta instalação.", "The recipient is not registered in this installation."},
-		toSendNoBalance:    {"O destinatário suporta os custos dos documentos recebidos e não tem transações suficientes.", "The recipient bears the costs of received documents and has too few transactions."},
+	// documentStates are the ids of the document states; their texts are the catalogue's api.state.*.
+	documentStates = map[string]string{store.StateToSend: "1", store.StateSent: "2", store.StateAccepted: "3", store.StateRejected: "4"}
+	// ediStates are the eSPap status codes of the EDI states; their texts are the catalogue's api.edi.*.
+	ediStates = map[string]string{
+		ediPending: "", ediDelivered: "RECEIVED", ediRegularization: "14", ediReception: "", ediError: "ERROR",
+		ediAccepted: "ACCEPTED", ediReturned: "22", ediInPayment: "33", ediPaid: "29",
 	}
 )
-
-func pick(lang, pt, en string) string {
-	if lang == "en" {
-		return en
-	}
-	return pt
-}
 
 func typeFactOf(typeCode, lang string) typeFactView {
 	t, ok := docTypeOf(typeCode)
 	if !ok {
 		return typeFactView{ID: typeCode, Code: typeCode, Alias: "other", Type: typeCode, Description: typeCode}
 	}
-	return typeFactView{ID: t.Alias, Code: t.Code, Alias: t.Alias, Type: t.Type, Description: pick(lang, t.PT, t.EN)}
+	return typeFactView{ID: t.Alias, Code: t.Code, Alias: t.Alias, Type: t.Type, Description: i18n.Text{PT: t.PT, EN: t.EN}.In(lang)}
 }
 
 // typeDocumentOf is issued for the issuer and received for the recipient.
 func typeDocumentOf(d store.Document, viewer int64, lang string) aliasView {
 	if viewer == d.IssuerID {
-		return aliasView{"issued", pick(lang, "Emitido", "Issued")}
+		return aliasView{"issued", i18n.T(lang, "api.type_document.issued")}
 	}
-	return aliasView{"received", pick(lang, "Recebido", "Received")}
+	return aliasView{"received", i18n.T(lang, "api.type_document.received")}
 }
 
 func stateOf(state, lang string) codedValue {
-	s := documentStates[state]
-	return codedValue{ID: s.id, Alias: state, Description: pick(lang, s.pt, s.en)}
+	return codedValue{ID: documentStates[state], Alias: state, Description: i18n.T(lang, "api.state."+state)}
 }
 
 func toSendOf(d store.Document, lang string) *toSendView {
 	if d.State != store.StateToSend || d.ToSendStatus == "" {
 		return nil
 	}
-	t := toSendTitles[d.ToSendStatus]
-	return &toSendView{Code: d.ToSendStatus, Title: pick(lang, t[0], t[1])}
+	return &toSendView{Code: d.ToSendStatus, Title: i18n.T(lang, "api.tosend."+d.ToSendStatus)}
 }
 
 func summarize(d store.Document, viewer int64, lang string) documentSummary {
@@ -493,8 +472,7 @@ func nonNilStrings(s []string) []string {
 }
 
 func viewEDIState(alias, lang string) ediStateView {
-	e := ediStates[alias]
-	return ediStateView{Alias: alias, AliasESPAP: e.espap, Description: pick(lang, e.pt, e.en)}
+	return ediStateView{Alias: alias, AliasESPAP: ediStates[alias], Description: i18n.T(lang, "api.edi."+alias)}
 }
 
 func viewParty(p ubl.Party) partyView {

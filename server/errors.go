@@ -17,7 +17,7 @@ type apiError struct {
 	header http.Header
 }
 
-func (e *apiError) Error() string { return e.code.ID + " " + e.code.EN }
+func (e *apiError) Error() string { return e.code.ID + " " + e.code.Msg("en") }
 
 // fail returns the error for a code.
 func fail(code *Code) error { return &apiError{code: code} }

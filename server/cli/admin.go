@@ -113,7 +113,7 @@ func explain(err error) (string, int) {
 		if !server.FormCode(p.Code) {
 			code = 1
 		}
-		text := strings.TrimSuffix(p.Code.EN, ".")
+		text := strings.TrimSuffix(p.Code.Msg("en"), ".")
 		part := "--" + strings.ReplaceAll(field, "_", "-") + ": " + strings.ToLower(text[:1]) + text[1:]
 		if p.Details != nil {
 			part += " (" + detailsText(p.Details) + ")"

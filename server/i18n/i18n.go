@@ -43,6 +43,15 @@ func T(lang, key string, args ...any) string {
 	return fmt.Sprintf(t.In(lang), args...)
 }
 
+// Add puts an entry into the catalogue at start-up, for texts declared beside what they belong to (the
+// API's codes are registered with their status). A key added twice is a programming error.
+func Add(key string, t Text) {
+	if _, dup := catalogue[key]; dup {
+		panic("i18n: " + key + " added twice")
+	}
+	catalogue[key] = t
+}
+
 // Has reports whether the catalogue has key.
 func Has(key string) bool { _, ok := catalogue[key]; return ok }
 
