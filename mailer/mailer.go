@@ -23,7 +23,7 @@ import (
 
 // Letter is what one message says and carries.
 type Letter struct {
-	Lang        string // "pt" (the default) or "en"
+	Words       Words // in the message's language
 	From        Sender
 	To          string
 	Document    Document
@@ -86,7 +86,7 @@ var (
 
 // templateData is what the templates see.
 type templateData struct {
-	L           labels
+	L           Words
 	D           Document
 	Payable     string
 	Footer      string
@@ -95,7 +95,7 @@ type templateData struct {
 
 // Compose writes a letter as a message: plain text with an HTML alternative, then the attachments.
 func Compose(l Letter) (*Message, error) {
-	lab := labelsFor(l.Lang)
+	lab := l.Words
 	data := templateData{L: lab, D: l.Document, Payable: lab.amount(l.Document.Payable, l.Document.Currency),
 		Footer: lab.footer(l.Document.Issuer), TrackingURL: l.TrackingURL}
 	var text, html bytes.Buffer
@@ -130,7 +130,7 @@ func Compose(l Letter) (*Message, error) {
 	m.SetMessageIDWithValue(l.MessageID)
 	m.SetDateWithValue(l.Date)
 	m.SetUserAgent("einvoice")
-	m.SetGenHeader(mail.HeaderContentLang, lab.Code)
+	m.SetGenHeader(mail.HeaderContentLang, lab.Lang)
 	m.SetBodyString(mail.TypeTextPlain, text.String())
 	m.AddAlternativeString(mail.TypeTextHTML, html.String())
 	for _, a := range l.Attachments {

@@ -11,9 +11,21 @@ import (
 	"time"
 )
 
+// testWords are a message's words as a caller gives them (the server takes them from its catalogue).
+var testWords = map[string]Words{
+	"pt": {Lang: "pt", Greeting: "Bom dia,", Intro: "Enviamos em anexo o documento", IssuedBy: "emitido por",
+		IssuedOn: "Data de emissão", NIF: "NIF", Payable: "Valor a pagar", DueDate: "Data de vencimento", ATCUD: "ATCUD",
+		Attached: "O documento segue em anexo em PDF.", Signed: "O PDF está assinado.", XMLAttached: "Segue também o XML.",
+		ReplyNote: "Responda a esta mensagem.", Footer: "Mensagem enviada em nome de", DocumentOf: "de", DecimalComma: true},
+	"en": {Lang: "en", Greeting: "Hello,", Intro: "Please find attached the document", IssuedBy: "issued by",
+		IssuedOn: "Issue date", NIF: "Tax ID", Payable: "Amount due", DueDate: "Due date", ATCUD: "ATCUD",
+		Attached: "The document is attached as a PDF.", Signed: "The PDF is signed.", XMLAttached: "The XML is attached too.",
+		ReplyNote: "Reply to this message.", Footer: "Sent on behalf of", DocumentOf: "from"},
+}
+
 func letter(lang string) Letter {
 	return Letter{
-		Lang: lang, From: Sender{Name: "Fornecedor, Lda.", Address: "faturas@fornecedor.example", ReplyTo: "contas@fornecedor.example"},
+		Words: testWords[lang], From: Sender{Name: "Fornecedor, Lda.", Address: "faturas@fornecedor.example", ReplyTo: "contas@fornecedor.example"},
 		To: "cliente@example.com", MessageID: "abc123@fornecedor.example", ReturnPath: "bounces+e1-ff@fornecedor.example",
 		TrackingURL: "https://einvoice.example/public/emails/TOKEN.gif", Date: time.Date(2026, 11, 20, 10, 0, 0, 0, time.UTC),
 		Document: Document{Title: map[string]string{"pt": "Fatura", "en": "Invoice"}[lang], Number: "FT 2026/1", IssueDate: "2026-11-20",

@@ -231,7 +231,7 @@ func (s *Server) composeEmail(ctx context.Context, e store.Email, docs map[mailK
 		docs[key] = md
 	}
 	return mailer.Compose(mailer.Letter{
-		Lang: e.Lang, From: md.from, To: e.Address, Document: md.document, Attachments: md.attachments,
+		Words: mailWords(e.Lang), From: md.from, To: e.Address, Document: md.document, Attachments: md.attachments,
 		MessageID:   e.MessageID,
 		ReturnPath:  mailer.BounceAddress(s.returnPath(), bounceTag(e)),
 		TrackingURL: s.baseURL() + "/public/emails/" + s.openToken(e.MessageID) + ".gif",
