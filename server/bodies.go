@@ -24,10 +24,10 @@ func limitBody(limit int64) echo.MiddlewareFunc {
 		return func(c echo.Context) error {
 			req := c.Request()
 			if req.ContentLength > limit {
-				return fail(CodeBodyTooLarge)
+				return refuseBody(c, fail(CodeBodyTooLarge))
 			}
 			if req.Body != nil {
-				req.Body = http.MaxBytesReader(c.Response(), req.Body, limit)
+				req.Body = http.MaxBytesReader(c.Response().Writer, req.Body, limit)
 			}
 			return next(c)
 		}
@@ -107,7 +107,7 @@ func (s *Server) admitLargeBodies() echo.MiddlewareFunc {
 			err := sem.Acquire(ctx, size)
 			cancel()
 			if err != nil {
-				return retryLater(CodeBusy, 5*time.Second)
+				return refuseBody(c, retryLater(CodeBusy, 5*time.Second))
 			}
 			s.metrics.largeBodies.Add(float64(size))
 			defer func() {
@@ -139,6 +139,14 @@ func spoolForms(next echo.HandlerFunc) echo.HandlerFunc {
 		defer req.MultipartForm.RemoveAll()
 		return next(c)
 	}
+}
+
+// refuseBody answers err without reading the request's body: the connection closes after the
+// answer, rather than wait for a body nobody will read.
+func refuseBody(c echo.Context, err error) error {
+	http.NewResponseController(c.Response().Writer).SetReadDeadline(time.Now())
+	c.Response().Header().Set("Connection", "close")
+	return err
 }
 
 // readBody reads a request body whole; an announced length sizes the buffer at once.
