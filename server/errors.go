@@ -36,8 +36,8 @@ type Problem struct {
 // FieldErrors is a 400 answered as {success:false, errors:{<field>:{code,msg}}}.
 //
 // However many problems a request has, its answer stays small: at most maxShownErrors fields are
-// listed (in field-name order), and the envelope's "errors_omitted" counts the ones left out; a
-// problem's details, when a list (the findings of e217), show at most maxShownErrors items, and the
+// listed (in field-name order), and the envelope's "errors_omitted" counts the problems left out (at
+// least that many: checking may stop once the list is full); a problem's details, when a list (the findings of e217), show at most maxShownErrors items, and the
 // field's "details_omitted" counts the rest. Field names and messages are cut to a bounded length, and
 // when the answer would still pass maxErrorResponse the details are left out (and counted).
 type FieldErrors map[string]Problem
