@@ -24,7 +24,7 @@ func limitBody(limit int64) echo.MiddlewareFunc {
 		return func(c echo.Context) error {
 			req := c.Request()
 			if req.ContentLength > limit {
-				return refuseBody(c, fail(CodeBodyTooLarge))
+				return fail(CodeBodyTooLarge)
 			}
 			if req.Body != nil {
 				req.Body = http.MaxBytesReader(c.Response().Writer, req.Body, limit)
@@ -106,17 +106,20 @@ func (s *Server) admitLargeBodies() echo.MiddlewareFunc {
 			ctx, cancel := context.WithTimeout(req.Context(), wait)
 			err := sem.Acquire(ctx, size)
 			cancel()
+			if b, ok := req.Body.(*deadlineBody); ok {
+				b.restart() // the wait does not count against the time the body has to arrive
+			}
 			if err != nil {
-				return refuseBody(c, retryLater(CodeBusy, 5*time.Second))
+				// Read the body away (into nothing, within its deadline) before answering: a client still
+				// sending would otherwise see its connection reset instead of the answer.
+				io.Copy(io.Discard, req.Body)
+				return retryLater(CodeBusy, 5*time.Second)
 			}
 			s.metrics.largeBodies.Add(float64(size))
 			defer func() {
 				s.metrics.largeBodies.Sub(float64(size))
 				sem.Release(size)
 			}()
-			if b, ok := req.Body.(*deadlineBody); ok {
-				b.restart() // the wait does not count against the time the body has to arrive
-			}
 			return next(c)
 		}
 	}
@@ -139,14 +142,6 @@ func spoolForms(next echo.HandlerFunc) echo.HandlerFunc {
 		defer req.MultipartForm.RemoveAll()
 		return next(c)
 	}
-}
-
-// refuseBody answers err without reading the request's body: the connection closes after the
-// answer, rather than wait for a body nobody will read.
-func refuseBody(c echo.Context, err error) error {
-	http.NewResponseController(c.Response().Writer).SetReadDeadline(time.Now())
-	c.Response().Header().Set("Connection", "close")
-	return err
 }
 
 // readBody reads a request body whole; an announced length sizes the buffer at once.

@@ -821,9 +821,19 @@ func embedUploads(d *ubl.Document, uploads []upload) {
 		}
 		d.Attachments = append(d.Attachments, ubl.Attachment{
 			ID: d.Number + "-" + strconv.Itoa(i+1), Description: desc, MIMEType: u.mime, Filename: u.name,
-			Content: base64.StdEncoding.EncodeToString(u.content),
+			Content: base64String(u.content),
 		})
 	}
+}
+
+// base64String encodes b straight into the string it returns (EncodeToString makes a copy as large).
+func base64String(b []byte) string {
+	var sb strings.Builder
+	sb.Grow(base64.StdEncoding.EncodedLen(len(b)))
+	enc := base64.NewEncoder(base64.StdEncoding, &sb)
+	enc.Write(b)
+	enc.Close()
+	return sb.String()
 }
 
 // checkSentAmounts compares the amounts the integrator computed with the service's; a difference of

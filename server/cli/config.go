@@ -63,7 +63,7 @@ func defaultConfig() Config {
 	return Config{
 		Server: server.HTTPConfig{Listen: "127.0.0.1:8080", BodyLimit: 25 << 20,
 			RequestTimeout: 60 * time.Second, ShutdownTimeout: 20 * time.Second,
-			BodyReadTimeout: 60 * time.Second, LargeBodiesInFlight: 64 << 20, LargeBodyWait: 30 * time.Second, TrustedProxies: []string{}},
+			BodyReadTimeout: 60 * time.Second, LargeBodiesInFlight: 32 << 20, LargeBodyWait: 30 * time.Second, TrustedProxies: []string{}},
 		Storage:     StorageConfig{DataDir: "data"},
 		Security:    SecurityConfig{AccessTokenTTL: 30 * time.Minute, TimestampSkew: 300 * time.Second, FailedAuthPerMinute: 20},
 		RateLimit:   server.RateLimitConfig{RequestsPerMinute: 200, BlockFor: 2 * time.Minute},
