@@ -61,9 +61,9 @@ type deadlineBody struct {
 	done    bool
 }
 
-// restart sets the deadline timeout from now, for a body that has not been read yet.
+// restart sets the deadline timeout from now, unless the body has been read.
 func (b *deadlineBody) restart() bool {
-	return b.rc.SetReadDeadline(time.Now().Add(b.timeout)) == nil
+	return b.done || b.rc.SetReadDeadline(time.Now().Add(b.timeout)) == nil
 }
 
 func (b *deadlineBody) Read(p []byte) (int, error) {

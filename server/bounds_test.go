@@ -315,3 +315,17 @@ func TestMultipartFilesWaitOnDiskAndAreRemoved(t *testing.T) {
 		t.Fatalf("%d files spooled during the request, %d left after it", spooled, len(left))
 	}
 }
+
+func TestTokenRequestBodyIsSmall(t *testing.T) {
+	env := newTestEnv(t) // body_limit 1 MiB; the token endpoint takes far less
+	body := `{"grant_type":"client_credentials","padding":"` + strings.Repeat("x", tokenBodyLimit) + `"}`
+	expectError(t, env.do("POST", "/api/v1/en/oauth2/token", jsonHeader, body), 413, "e332")
+	// Whatever the fields hold, nothing but the fields is kept.
+	list := `{"grant_type":"client_credentials","a":[` + strings.TrimSuffix(strings.Repeat("1,", 30_000), ",") + `]}`
+	req := httptest.NewRequest("POST", "/api/v1/en/oauth2/token", strings.NewReader(list))
+	req.Header.Set("Content-Type", "application/json")
+	alloc, rec := allocatedBy(t, env.srv.Handler(), req)
+	if rec.Code != 400 || alloc > 3*uint64(len(list))+1<<20 {
+		t.Fatalf("%d, %d bytes allocated for %d bytes", rec.Code, alloc, len(list))
+	}
+}

@@ -19,8 +19,8 @@ import (
 // too, but a correctly signed request for it still gets its token: the legitimate client, calling from
 // another address, is never locked out by someone guessing its secret.
 
-// failureCounter counts failed authentications by key (a client address, a client id). This one lives
-// in memory; installations with several processes share theirs through the database.
+// failureCounter counts failed authentications by key (a client address, a client id); callers do not
+// depend on where the counts are kept (memoryFailures: this process's memory).
 type failureCounter interface {
 	// failed counts one failure of key at now; refused reports that key is now past its limit, and
 	// wait for how long.
