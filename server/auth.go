@@ -1,13 +1,13 @@
 package server
 
 import (
+	"context"
 	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"mime"
 	"net/http"
 	"slices"
@@ -20,81 +20,79 @@ import (
 	"github.com/labstack/echo/v4"
 )
 
-// tokenRequest is the body of POST /oauth2/token.
-type tokenRequest struct {
+// TokenRequest is a request for an access token (spec 5.1): the client-credentials grant, signed with
+// the client's secret. Scope, when set, narrows the client's scopes. Address is the client address it
+// came from, against which failures are counted.
+type TokenRequest struct {
 	GrantType string
 	ClientID  string
 	Timestamp string
 	Nonce     string
 	Signature string
-	Scope     string // optional: a subset of the client's scopes
+	Scope     string
+	Address   string
 }
 
-// tokenResponse is spec 2.1, without envelope.
-type tokenResponse struct {
-	AccessToken string `json:"access_token"`
-	TokenType   string `json:"token_type"`
-	ExpiresIn   int    `json:"expires_in"`
-	Scope       string `json:"scope"`
+// Token is an issued access token.
+type Token struct {
+	AccessToken string
+	TTL         time.Duration
+	Scopes      []string
 }
 
-// issueToken is the OAuth 2.0 client-credentials grant with the signed request of spec 5.1.
-func (s *Server) issueToken(c echo.Context) error {
-	req, err := bindTokenRequest(c.Request())
-	if err != nil {
-		return err
+// IssueToken checks a signed token request and issues an access token: the timestamp within the
+// allowed skew, the signature by the client's secret (compared in constant time, an unknown client
+// taking as long as a known one), the nonce never used before within the window. Failed signatures are
+// throttled by address and client id; issued tokens count against the client's rate limit.
+func (w *Workflow) IssueToken(ctx context.Context, req TokenRequest) (Token, error) {
+	now := w.now()
+	if err := w.authFailures.check(req.Address, now); err != nil {
+		return Token{}, err
 	}
 	ts, err := req.validate()
 	if err != nil {
-		return err
+		return Token{}, err
 	}
-	ctx := c.Request().Context()
-	now := s.now()
-	if skew := now.Sub(time.Unix(ts, 0)); skew > s.cfg.Auth.TimestampSkew || -skew > s.cfg.Auth.TimestampSkew {
-		return fail(CodeStaleTimestamp)
+	if skew := now.Sub(time.Unix(ts, 0)); skew > w.cfg.Auth.TimestampSkew || -skew > w.cfg.Auth.TimestampSkew {
+		return Token{}, fail(CodeStaleTimestamp)
 	}
-	client, secret, err := s.store.ClientSecret(ctx, req.ClientID)
+	client, secret, err := w.store.ClientSecret(ctx, req.ClientID)
 	if err != nil && !errors.Is(err, store.ErrNotFound) {
-		return err
+		return Token{}, err
 	}
-	// An unknown client is checked against a throw-away secret so that it takes as long as a known one.
 	known := err == nil && !client.Disabled
 	if !known {
 		secret = []byte(store.RandomToken(16))
 	}
 	if !hmac.Equal([]byte(req.Signature), []byte(RequestSignature(req.ClientID, req.Timestamp, req.Nonce, secret))) || !known {
-		return fail(CodeBadCredentials)
+		return Token{}, w.authFailures.fail(fail(CodeBadCredentials), req.Address, req.ClientID, now)
 	}
-	if wait, ok := s.limiter.allow(client.ID, now); !ok {
-		return rateLimited(wait)
+	if wait, ok := w.limiter.allow(client.ID, now); !ok {
+		return Token{}, retryLater(CodeRateLimited, wait)
 	}
 	scopes := client.Scopes
 	if req.Scope != "" {
 		scopes = nil
 		for _, sc := range strings.FieldsFunc(req.Scope, func(r rune) bool { return r == ',' || r == ' ' }) {
 			if !slices.Contains(client.Scopes, sc) {
-				return fieldError("scope", CodeInvalidScope)
+				return Token{}, fieldError("scope", CodeInvalidScope)
 			}
 			if !slices.Contains(scopes, sc) {
 				scopes = append(scopes, sc)
 			}
 		}
 	}
-	if err := s.store.UseNonce(ctx, client.ID, req.Nonce, now.Add(-2*s.cfg.Auth.TimestampSkew)); err != nil {
+	if err := w.store.UseNonce(ctx, client.ID, req.Nonce, now.Add(-2*w.cfg.Auth.TimestampSkew)); err != nil {
 		if errors.Is(err, store.ErrConflict) {
-			return fail(CodeNonceReused)
+			return Token{}, fail(CodeNonceReused)
 		}
-		return err
+		return Token{}, err
 	}
-	token, _, err := s.store.IssueAccessToken(ctx, client.ID, scopes, s.cfg.Auth.AccessTokenTTL)
+	token, _, err := w.store.IssueAccessToken(ctx, client.ID, scopes, w.cfg.Auth.AccessTokenTTL)
 	if err != nil {
-		return err
+		return Token{}, err
 	}
-	c.Response().Header().Set("Cache-Control", "no-store")
-	return c.JSON(http.StatusOK, tokenResponse{
-		AccessToken: token, TokenType: "Bearer",
-		ExpiresIn: int(s.cfg.Auth.AccessTokenTTL / time.Second), Scope: strings.Join(scopes, ","),
-	})
+	return Token{AccessToken: token, TTL: w.cfg.Auth.AccessTokenTTL, Scopes: scopes}, nil
 }
 
 // RequestSignature is the token-request signature of spec 5.1: the HMAC-SHA256 of
@@ -105,48 +103,8 @@ func RequestSignature(clientID, timestamp, nonce string, secret []byte) string {
 	return base64.StdEncoding.EncodeToString([]byte(hex.EncodeToString(mac.Sum(nil))))
 }
 
-// bindTokenRequest reads the token request from a JSON or form body.
-func bindTokenRequest(r *http.Request) (tokenRequest, error) {
-	mt, _, _ := mime.ParseMediaType(r.Header.Get(echo.HeaderContentType))
-	if mt != mimeJSON {
-		if err := r.ParseForm(); err != nil {
-			return tokenRequest{}, bodyError(err)
-		}
-		f := r.PostForm
-		return tokenRequest{f.Get("grant_type"), f.Get("client_id"), f.Get("timestamp"), f.Get("nonce"), f.Get("signature"), f.Get("scope")}, nil
-	}
-	var body map[string]any
-	dec := json.NewDecoder(r.Body)
-	dec.UseNumber()
-	if err := dec.Decode(&body); err != nil {
-		return tokenRequest{}, bodyError(err)
-	}
-	str := func(k string) string {
-		switch v := body[k].(type) {
-		case string:
-			return v
-		case json.Number:
-			return v.String()
-		case nil:
-			return ""
-		default:
-			return fmt.Sprint(v)
-		}
-	}
-	return tokenRequest{str("grant_type"), str("client_id"), str("timestamp"), str("nonce"), str("signature"), str("scope")}, nil
-}
-
-// bodyError is a 413 for an over-long body and a 400 for one that cannot be read.
-func bodyError(err error) error {
-	var mbe *http.MaxBytesError
-	if errors.As(err, &mbe) {
-		return fail(CodeBodyTooLarge)
-	}
-	return fieldError("body", CodeBadRequest)
-}
-
 // validate checks every field's presence and form and returns the timestamp.
-func (r tokenRequest) validate() (int64, error) {
+func (r TokenRequest) validate() (int64, error) {
 	errs := FieldErrors{}
 	required := func(field, v string) bool {
 		if v == "" {
@@ -185,26 +143,116 @@ func validNonce(n string) bool {
 	return true
 }
 
-// handshake is the legacy per-entity authentication (POST /apps/authentications). For an OAuth client
-// it only confirms that the client may act for the entity.
-func (s *Server) handshake(c echo.Context) error {
-	cred := actingCredential(c)
-	if cred.Kind == store.KindPlatform {
-		if err := s.store.SetHandshake(c.Request().Context(), cred.ID, actingEntity(c).ID, true); err != nil {
+// Handshake is the legacy per-entity authentication of a platform token: its calls for the entity are
+// accepted from now on. For an OAuth client there is nothing to record.
+func (w *Workflow) Handshake(ctx context.Context, cred store.Credential, entityID int64) error {
+	if cred.Kind != store.KindPlatform {
+		return nil
+	}
+	return w.store.SetHandshake(ctx, cred.ID, entityID, true)
+}
+
+// RevokeHandshake undoes the handshake; the platform token's later calls for the entity get 401 until
+// a new one.
+func (w *Workflow) RevokeHandshake(ctx context.Context, cred store.Credential, entityID int64) error {
+	if cred.Kind != store.KindPlatform {
+		return nil
+	}
+	return w.store.SetHandshake(ctx, cred.ID, entityID, false)
+}
+
+// tokenBodyLimit bounds the body of a token request: a handful of short fields.
+const tokenBodyLimit = 64 << 10
+
+// tokenResponse is spec 2.1, without envelope.
+type tokenResponse struct {
+	AccessToken string `json:"access_token"`
+	TokenType   string `json:"token_type"`
+	ExpiresIn   int    `json:"expires_in"`
+	Scope       string `json:"scope"`
+}
+
+// issueToken is POST /oauth2/token.
+func (s *Server) issueToken(c echo.Context) error {
+	req, err := bindTokenRequest(c.Request())
+	if err != nil {
+		return err
+	}
+	req.Address = clientAddress(c)
+	tok, err := s.IssueToken(c.Request().Context(), req)
+	if err != nil {
+		return err
+	}
+	c.Response().Header().Set("Cache-Control", "no-store")
+	return c.JSON(http.StatusOK, tokenResponse{AccessToken: tok.AccessToken, TokenType: "Bearer",
+		ExpiresIn: int(tok.TTL / time.Second), Scope: strings.Join(tok.Scopes, ",")})
+}
+
+// tokenFields are the token request's fields in a JSON body; fields it does not name are ignored.
+type tokenFields struct {
+	GrantType tokenValue `json:"grant_type"`
+	ClientID  tokenValue `json:"client_id"`
+	Timestamp tokenValue `json:"timestamp"`
+	Nonce     tokenValue `json:"nonce"`
+	Signature tokenValue `json:"signature"`
+	Scope     tokenValue `json:"scope"`
+}
+
+// tokenValue is a value of a token request exactly as signed: a string as sent, anything else (a
+// number) as written.
+type tokenValue string
+
+func (v *tokenValue) UnmarshalJSON(b []byte) error {
+	switch {
+	case string(b) == "null":
+		*v = ""
+	case b[0] == '"':
+		var s string
+		if err := json.Unmarshal(b, &s); err != nil {
 			return err
 		}
+		*v = tokenValue(s)
+	default:
+		*v = tokenValue(b)
+	}
+	return nil
+}
+
+// bindTokenRequest reads the token request from a JSON or form body.
+func bindTokenRequest(r *http.Request) (TokenRequest, error) {
+	mt, _, _ := mime.ParseMediaType(r.Header.Get(echo.HeaderContentType))
+	if mt != mimeJSON {
+		if err := r.ParseForm(); err != nil {
+			return TokenRequest{}, bodyError(err)
+		}
+		f := r.PostForm
+		return TokenRequest{GrantType: f.Get("grant_type"), ClientID: f.Get("client_id"), Timestamp: f.Get("timestamp"),
+			Nonce: f.Get("nonce"), Signature: f.Get("signature"), Scope: f.Get("scope")}, nil
+	}
+	body, err := readBody(r)
+	if err != nil {
+		return TokenRequest{}, err
+	}
+	var f tokenFields
+	if err := json.Unmarshal(body, &f); err != nil {
+		return TokenRequest{}, fieldError("body", CodeBadRequest)
+	}
+	return TokenRequest{GrantType: string(f.GrantType), ClientID: string(f.ClientID), Timestamp: string(f.Timestamp),
+		Nonce: string(f.Nonce), Signature: string(f.Signature), Scope: string(f.Scope)}, nil
+}
+
+// handshake is POST /apps/authentications.
+func (s *Server) handshake(c echo.Context) error {
+	if err := s.Handshake(c.Request().Context(), actingCredential(c), actingEntity(c).ID); err != nil {
+		return err
 	}
 	return respond(c, CodeHandshakeDone, nil)
 }
 
-// revokeHandshake undoes the legacy handshake (DELETE /apps/authentications); later calls for the entity
-// get 401 until a new handshake.
+// revokeHandshake is DELETE /apps/authentications.
 func (s *Server) revokeHandshake(c echo.Context) error {
-	cred := actingCredential(c)
-	if cred.Kind == store.KindPlatform {
-		if err := s.store.SetHandshake(c.Request().Context(), cred.ID, actingEntity(c).ID, false); err != nil {
-			return err
-		}
+	if err := s.RevokeHandshake(c.Request().Context(), actingCredential(c), actingEntity(c).ID); err != nil {
+		return err
 	}
 	return respond(c, CodeHandshakeRevoked, nil)
 }

@@ -18,7 +18,8 @@ import (
 // documentData is the body of POST /apps/documents: the incumbent's field names, as a JSON object or
 // as multipart form fields in bracket notation. The service computes the amounts; amounts the
 // integrator sends anyway (a line's amount, a tax amount, the header discount total) are checked
-// against them.
+// against them. A list's `max` tag is the most items it takes (checkJSONShape refuses more before
+// decoding; lists without one take defaultMaxItems).
 type documentData struct {
 	Number                text                 `json:"number"`
 	EmissionDate          text                 `json:"emission_date"`
@@ -36,11 +37,11 @@ type documentData struct {
 	Supplier              partyData            `json:"supplier"`
 	Customer              partyData            `json:"customer"`
 	Delivery              *deliveryData        `json:"delivery"`
-	Lines                 []lineData           `json:"lines"`
+	Lines                 presized[lineData]   `json:"lines" max:"10000"`
 	DiscountsCharges      []discountChargeData `json:"discounts_charges"`
 	DiscountAmount        text                 `json:"discount_amount"`
 	ChargeAmount          text                 `json:"charge_amount"`
-	WithholdingTax        []withholdingData    `json:"withholding_tax"`
+	WithholdingTax        []withholdingData    `json:"withholding_tax" max:"999"`
 	WithholdingTaxAmount  text                 `json:"withholding_tax_amount"`
 	PrepaidAmount         text                 `json:"prepaid_amount"`
 	PayableRoundingAmount text                 `json:"payable_rounding_amount"`
@@ -49,11 +50,11 @@ type documentData struct {
 	References            []referenceData      `json:"references"`
 
 	SendByEmail      text       `json:"send_by_email"`
-	AdditionalEmails []text     `json:"additional_emails"`
+	AdditionalEmails []text     `json:"additional_emails" max:"20"`
 	DisableXMLSign   text       `json:"disable_xml_sign"`
 	DisablePDFSign   text       `json:"disable_pdf_sign"`
 	File             *fileData  `json:"file"`
-	Files            []fileData `json:"files"`
+	Files            []fileData `json:"files" max:"20"`
 }
 
 type periodData struct {
@@ -233,21 +234,38 @@ type deliveryFlags struct {
 	disablePDFSign bool
 }
 
-// fieldBuilder turns text fields into typed values, collecting every problem under its field name.
-type fieldBuilder struct{ errs FieldErrors }
+// fieldBuilder turns text fields into typed values, collecting the problems under their field names:
+// the first maxShownErrors fields, and a count of the problems found after them. Once the list is
+// full, work that only finds more problems (the remaining lines) is skipped, so the count is a lower
+// bound.
+type fieldBuilder struct {
+	errs    FieldErrors
+	omitted int
+}
+
+// full tells whether the answer can list no more problems.
+func (b *fieldBuilder) full() bool { return len(b.errs) == maxShownErrors }
 
 func (b *fieldBuilder) fail(field string, code *Code) {
 	if b.errs == nil {
 		b.errs = FieldErrors{}
 	}
-	if _, ok := b.errs[field]; !ok {
-		b.errs[field] = Problem{Code: code}
+	if _, ok := b.errs[field]; ok {
+		return
 	}
+	if len(b.errs) == maxShownErrors {
+		b.omitted++
+		return
+	}
+	b.errs[field] = Problem{Code: code}
 }
 
 func (b *fieldBuilder) err() error {
-	if len(b.errs) == 0 {
+	switch {
+	case len(b.errs) == 0:
 		return nil
+	case b.omitted > 0:
+		return truncatedErrors{b.errs, b.omitted}
 	}
 	return b.errs
 }
@@ -412,10 +430,11 @@ func buildDocument(in *documentData, issuer store.Entity) (*ubl.Document, error)
 	if len(in.Lines) == 0 {
 		b.fail("lines", CodeRequired)
 	}
-	if len(in.Lines) > 10000 {
-		b.fail("lines", CodeInvalidValue)
-	}
+	d.Lines = make([]ubl.Line, 0, len(in.Lines))
 	for i := range in.Lines {
+		if b.full() {
+			break // the answer lists no more problems: checking more lines is wasted work
+		}
 		d.Lines = append(d.Lines, buildLine(b, fmt.Sprintf("lines[%d]", i), i, &in.Lines[i]))
 	}
 	for i := range in.DiscountsCharges {
@@ -747,10 +766,6 @@ func buildDiscountCharge(b *fieldBuilder, field string, in *discountChargeData, 
 
 // buildWithholdings writes each withholding tax as the CIUS-PT tagged notes.
 func buildWithholdings(b *fieldBuilder, in *documentData, d *ubl.Document) {
-	if len(in.WithholdingTax) > 999 {
-		b.fail("withholding_tax", CodeInvalidValue)
-		return
-	}
 	for i, w := range in.WithholdingTax {
 		f := func(name string) string { return fmt.Sprintf("withholding_tax[%d][%s]", i, name) }
 		amount := b.dec(f("tax_amount"), w.TaxAmount, true, 2, false)
@@ -806,9 +821,19 @@ func embedUploads(d *ubl.Document, uploads []upload) {
 		}
 		d.Attachments = append(d.Attachments, ubl.Attachment{
 			ID: d.Number + "-" + strconv.Itoa(i+1), Description: desc, MIMEType: u.mime, Filename: u.name,
-			Content: base64.StdEncoding.EncodeToString(u.content),
+			Content: base64String(u.content),
 		})
 	}
+}
+
+// base64String encodes b straight into the string it returns (EncodeToString makes a copy as large).
+func base64String(b []byte) string {
+	var sb strings.Builder
+	sb.Grow(base64.StdEncoding.EncodedLen(len(b)))
+	enc := base64.NewEncoder(base64.StdEncoding, &sb)
+	enc.Write(b)
+	enc.Close()
+	return sb.String()
 }
 
 // checkSentAmounts compares the amounts the integrator computed with the service's; a difference of

@@ -77,9 +77,9 @@ func (s *Server) createDocument(c echo.Context) error {
 	var uploads []upload
 	mt, _, _ := mime.ParseMediaType(c.Request().Header.Get(echo.HeaderContentType))
 	if mt == mimeJSON {
-		body, err := io.ReadAll(c.Request().Body)
+		body, err := readBody(c.Request())
 		if err != nil {
-			return bodyError(err)
+			return err
 		}
 		if err := decodeInto(body, &in); err != nil {
 			return err
@@ -172,14 +172,15 @@ func textsOf(values map[string][]string, name string) []text {
 	return out
 }
 
+// readPart reads a file part (in memory or spooled to disk) whole.
 func readPart(fh *multipart.FileHeader) ([]byte, error) {
 	f, err := fh.Open()
 	if err != nil {
 		return nil, bodyError(err)
 	}
 	defer f.Close()
-	data, err := io.ReadAll(f)
-	if err != nil {
+	data := make([]byte, fh.Size)
+	if _, err := io.ReadFull(f, data); err != nil {
 		return nil, bodyError(err)
 	}
 	return data, nil
@@ -282,11 +283,15 @@ func uploadPart(field string, fh *multipart.FileHeader) (upload, error) {
 	return checkUpload(field, fh.Filename, fh.Header.Get(echo.HeaderContentType), data)
 }
 
-// jsonUploads reads the files of a JSON body (base64 content).
+// jsonUploads reads the files of a JSON body (base64 content, line breaks and spaces allowed).
 func jsonUploads(in *documentData) ([]upload, error) {
 	var out []upload
 	one := func(field string, f fileData) error {
-		content, err := base64.StdEncoding.DecodeString(strings.Join(strings.Fields(string(f.Content)), ""))
+		encoded := string(f.Content)
+		if strings.ContainsAny(encoded, " \t") {
+			encoded = strings.Join(strings.Fields(encoded), "")
+		}
+		content, err := base64.StdEncoding.DecodeString(encoded) // ignores line breaks itself
 		if err != nil {
 			return fieldError(field+"[content]", CodeInvalidValue)
 		}
@@ -299,10 +304,7 @@ func jsonUploads(in *documentData) ([]upload, error) {
 			return nil, err
 		}
 	}
-	if len(in.Files) > 20 {
-		return nil, fieldError("files", CodeInvalidValue)
-	}
-	for i, f := range in.Files {
+	for i, f := range in.Files { // at most 20: decodeInto refused more
 		if err := one("files["+strconv.Itoa(i)+"]", f); err != nil {
 			return nil, err
 		}

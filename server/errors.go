@@ -1,11 +1,14 @@
 package server
 
 import (
+	"encoding/json"
 	"errors"
 	"log/slog"
 	"maps"
 	"net/http"
+	"reflect"
 	"slices"
+	"unicode/utf8"
 
 	"github.com/labstack/echo/v4"
 )
@@ -31,6 +34,12 @@ type Problem struct {
 }
 
 // FieldErrors is a 400 answered as {success:false, errors:{<field>:{code,msg}}}.
+//
+// However many problems a request has, its answer stays small: at most maxShownErrors fields are
+// listed (in field-name order), and the envelope's "errors_omitted" counts the problems left out (at
+// least that many: checking may stop once the list is full); a problem's details, when a list (the findings of e217), show at most maxShownErrors items, and the
+// field's "details_omitted" counts the rest. Field names and messages are cut to a bounded length, and
+// when the answer would still pass maxErrorResponse the details are left out (and counted).
 type FieldErrors map[string]Problem
 
 func (e FieldErrors) Error() string {
@@ -46,6 +55,23 @@ func fieldError(field string, code *Code) error {
 	return FieldErrors{field: {Code: code}}
 }
 
+// Bounds of an error answer.
+const (
+	maxShownErrors   = 100     // fields, and items of a field's details list
+	maxFieldName     = 256     // bytes of a field name (names can echo a client's keys)
+	maxErrorMessage  = 2048    // bytes of a message (messages can quote a document)
+	maxErrorResponse = 1 << 20 // bytes of the whole answer
+)
+
+// truncatedErrors are FieldErrors from a producer that stopped recording after maxShownErrors
+// problems; omitted counts the ones it did not record.
+type truncatedErrors struct {
+	FieldErrors
+	omitted int
+}
+
+func (e truncatedErrors) Unwrap() error { return e.FieldErrors }
+
 type errorItem struct {
 	Code      string `json:"code"`
 	Msg       string `json:"msg"`
@@ -53,14 +79,16 @@ type errorItem struct {
 }
 
 type fieldItem struct {
-	Code    string `json:"code"`
-	Msg     string `json:"msg"`
-	Details any    `json:"details,omitempty"`
+	Code           string `json:"code"`
+	Msg            string `json:"msg"`
+	Details        any    `json:"details,omitempty"`
+	DetailsOmitted int    `json:"details_omitted,omitempty"` // items of a details list not shown
 }
 
 type errorEnvelope struct {
 	Success bool `json:"success"`
 	Errors  any  `json:"errors"`
+	Omitted int  `json:"errors_omitted,omitempty"` // fields with problems not listed in errors
 }
 
 // errorHandler turns every error a handler or middleware returns into one of the spec's envelopes.
@@ -72,15 +100,7 @@ func (s *Server) errorHandler(err error, c echo.Context) {
 	lang := langOf(c)
 	var fe FieldErrors
 	if errors.As(err, &fe) {
-		body := make(map[string]fieldItem, len(fe))
-		for field, p := range fe {
-			msg := p.Code.Msg(lang)
-			if t, ok := p.Text[lang]; ok {
-				msg = t
-			}
-			body[field] = fieldItem{Code: p.Code.ID, Msg: msg, Details: p.Details}
-		}
-		s.respondError(c, http.StatusBadRequest, body)
+		s.respondFieldErrors(c, fe, lang, err)
 		return
 	}
 	code := codeFor(err)
@@ -99,15 +119,72 @@ func (s *Server) errorHandler(err error, c echo.Context) {
 }
 
 func (s *Server) respondError(c echo.Context, status int, errs any) {
+	s.writeError(c, status, errorEnvelope{Success: false, Errors: errs})
+}
+
+func (s *Server) writeError(c echo.Context, status int, env errorEnvelope) {
 	var err error
 	if c.Request().Method == http.MethodHead {
 		err = c.NoContent(status)
 	} else {
-		err = c.JSON(status, errorEnvelope{Success: false, Errors: errs})
+		err = c.JSON(status, env)
 	}
 	if err != nil {
 		s.log.Debug("writing error response", slog.Any("err", err))
 	}
+}
+
+// respondFieldErrors answers a 400 with the field-keyed envelope, within the bounds above.
+func (s *Server) respondFieldErrors(c echo.Context, fe FieldErrors, lang string, err error) {
+	env := errorEnvelope{Success: false}
+	var te truncatedErrors
+	if errors.As(err, &te) {
+		env.Omitted = te.omitted
+	}
+	fields := slices.Sorted(maps.Keys(fe))
+	if len(fields) > maxShownErrors {
+		env.Omitted += len(fields) - maxShownErrors
+		fields = fields[:maxShownErrors]
+	}
+	body := make(map[string]fieldItem, len(fields))
+	for _, field := range fields {
+		p := fe[field]
+		msg := p.Code.Msg(lang)
+		if t, ok := p.Text[lang]; ok {
+			msg = t
+		}
+		item := fieldItem{Code: p.Code.ID, Msg: clip(msg, maxErrorMessage), Details: p.Details}
+		if v := reflect.ValueOf(p.Details); v.Kind() == reflect.Slice && v.Len() > maxShownErrors {
+			item.Details, item.DetailsOmitted = v.Slice(0, maxShownErrors).Interface(), v.Len()-maxShownErrors
+		}
+		body[clip(field, maxFieldName)] = item
+	}
+	env.Errors = body
+	if b, err := json.Marshal(env); err != nil || len(b) > maxErrorResponse {
+		for field, item := range body {
+			if item.Details != nil {
+				if v := reflect.ValueOf(item.Details); v.Kind() == reflect.Slice {
+					item.DetailsOmitted += v.Len()
+				} else {
+					item.DetailsOmitted++
+				}
+				item.Details = nil
+				body[field] = item
+			}
+		}
+	}
+	s.writeError(c, http.StatusBadRequest, env)
+}
+
+// clip cuts s to at most n bytes, on a character boundary.
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n] + "…"
 }
 
 // codeFor maps an error to its registered code.

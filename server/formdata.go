@@ -136,25 +136,22 @@ func listify(v any) any {
 	return out
 }
 
-// decodeInto decodes a JSON body or a bracket tree into v. A value of the wrong shape is a field error
-// named as the form would name it ("lines[0][taxes]").
+// decodeInto decodes a JSON body or a bracket tree into v, once checkJSONShape has bounded it. A value
+// of the wrong shape is a field error named as the form would name it ("lines[0][taxes]").
 func decodeInto(body []byte, v any) error {
-	dec := json.NewDecoder(strings.NewReader(string(body)))
-	dec.DisallowUnknownFields()
-	err := dec.Decode(v)
-	var typeErr *json.UnmarshalTypeError
-	var syntaxErr *json.SyntaxError
-	switch {
-	case err == nil:
-		return nil
-	case errors.As(err, &typeErr):
-		return fieldError(bracketName(typeErr.Field), CodeInvalidValue)
-	case errors.As(err, &syntaxErr):
-		return fieldError("body", CodeInvalidValue)
-	case strings.HasPrefix(err.Error(), "json: unknown field "):
-		return fieldError(strings.Trim(strings.TrimPrefix(err.Error(), "json: unknown field "), `"`), CodeUnknownField)
+	if err := checkJSONShape(body, v); err != nil {
+		if errors.Is(err, errJSONSyntax) {
+			return fieldError("body", CodeInvalidValue)
+		}
+		return err
 	}
-	return fieldError("body", CodeInvalidValue)
+	var typeErr *json.UnmarshalTypeError
+	if err := json.Unmarshal(body, v); errors.As(err, &typeErr) {
+		return fieldError(bracketName(typeErr.Field), CodeInvalidValue)
+	} else if err != nil {
+		return fieldError("body", CodeInvalidValue)
+	}
+	return nil
 }
 
 // bracketName writes a JSON field path ("lines.0.taxes") in bracket notation ("lines[0][taxes]").

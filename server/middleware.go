@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"mime"
 	"net/http"
@@ -88,21 +89,6 @@ func (s *Server) recoverPanics(next echo.HandlerFunc) echo.HandlerFunc {
 	}
 }
 
-// limitBody refuses bodies over the configured limit with 413, whether announced or streamed.
-func (s *Server) limitBody(next echo.HandlerFunc) echo.HandlerFunc {
-	limit := s.cfg.HTTP.BodyLimit
-	return func(c echo.Context) error {
-		req := c.Request()
-		if req.ContentLength > limit {
-			return fail(CodeBodyTooLarge)
-		}
-		if req.Body != nil {
-			req.Body = http.MaxBytesReader(c.Response(), req.Body, limit)
-		}
-		return next(c)
-	}
-}
-
 // timeout bounds how long a request's work may take.
 func (s *Server) timeout(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
@@ -150,24 +136,32 @@ func (s *Server) authenticate(next echo.HandlerFunc) echo.HandlerFunc {
 		if !ok || bearer == "" {
 			return fail(CodeInvalidAuth)
 		}
+		address := clientAddress(c)
+		if err := s.authFailures.check(address, s.now()); err != nil {
+			return err
+		}
 		var cred store.Credential
 		var scopes []string
+		var err error
 		if strings.HasPrefix(bearer, store.PlatformTokenPrefix) {
-			var err error
 			cred, err = s.store.CredentialByPlatformToken(ctx, bearer)
-			if err != nil || cred.Disabled {
-				return authFailure(err)
+			if err == nil && cred.Disabled {
+				err = store.ErrNotFound
 			}
 			scopes = cred.Scopes
 		} else {
-			tok, err := s.store.LookupAccessToken(ctx, bearer)
-			if err != nil {
-				return authFailure(err)
-			}
+			var tok store.AccessToken
+			tok, err = s.store.LookupAccessToken(ctx, bearer)
 			cred.ID, cred.Kind, scopes = tok.CredentialID, store.KindClient, tok.Scopes
 		}
+		if errors.Is(err, store.ErrNotFound) {
+			return s.authFailures.fail(fail(CodeInvalidAuth), address, "", s.now())
+		}
+		if err != nil {
+			return err
+		}
 		if wait, ok := s.limiter.allow(cred.ID, s.now()); !ok {
-			return rateLimited(wait)
+			return retryLater(CodeRateLimited, wait)
 		}
 		entity, err := s.store.EntityByPublicKey(ctx, strings.TrimSpace(c.Request().Header.Get("entity")))
 		if err != nil {
@@ -195,11 +189,6 @@ func authFailure(err error) error {
 		return fail(CodeInvalidAuth)
 	}
 	return err
-}
-
-func rateLimited(wait time.Duration) error {
-	secs := int((wait + time.Second - 1) / time.Second)
-	return &apiError{code: CodeRateLimited, header: http.Header{"Retry-After": {fmt.Sprint(secs)}}}
 }
 
 func actingEntity(c echo.Context) store.Entity { e, _ := c.Get(keyEntity).(store.Entity); return e }

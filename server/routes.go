@@ -5,7 +5,6 @@ import (
 
 	"github.com/labstack/echo/v4"
 	"github.com/labstack/echo/v4/middleware"
-	"github.com/prometheus/client_golang/prometheus/promhttp"
 )
 
 // Scopes a token may carry; each /apps route declares the one it needs.
@@ -28,29 +27,38 @@ func (s *Server) routes() *echo.Echo {
 	e.Use(middleware.RequestIDWithConfig(middleware.RequestIDConfig{Generator: newRequestID}))
 	e.Use(s.observe)
 	e.Use(s.recoverPanics)
-	e.Use(s.limitBody)
+	e.Use(limitBody(s.cfg.HTTP.BodyLimit))
+	e.Use(bodyDeadline(s.cfg.HTTP.BodyReadTimeout))
 	e.Use(s.timeout)
+	trusted, err := ParseTrustedProxies(s.cfg.HTTP.TrustedProxies)
+	if err != nil {
+		s.log.Error("server.trusted_proxies ignored", "err", err)
+	}
+	e.Use(resolveClient(trusted))
 
 	e.GET("/healthz", s.healthz)
 	e.GET("/public/documents/:id/:file", s.publicDownload)
 	e.GET("/public/emails/:token", s.emailOpened)
-	e.GET("/metrics", echo.WrapHandler(promhttp.HandlerFor(s.metrics.registry, promhttp.HandlerOpts{})))
+	if s.cfg.HTTP.MetricsListen == "" {
+		e.GET("/metrics", echo.WrapHandler(s.metricsHandler()))
+	}
 
 	// Middleware is attached per route, not per group: a group with middleware answers every unknown
 	// path itself, which would turn a wrong method (405) into 404.
+	admit := s.admitLargeBodies() // one budget for every route
 	for _, lang := range []string{"pt", "en"} {
 		base, l := "/api/v1/"+lang, withLang(lang)
-		e.POST(base+"/oauth2/token", s.issueToken, l, accepts(mimeJSON, mimeForm))
+		e.POST(base+"/oauth2/token", s.issueToken, l, limitBody(tokenBodyLimit), accepts(mimeJSON, mimeForm))
 
 		// apps adds an /apps route: authenticated, with the scope it needs and, for a body, the media
-		// types it takes.
+		// types it takes; a large body waits for room, a multipart one is read with its files on disk.
 		apps := func(method, path string, h echo.HandlerFunc, scope string, bodyTypes ...string) {
 			chain := []echo.MiddlewareFunc{l, s.authenticate}
 			if scope != "" {
 				chain = append(chain, needs(scope))
 			}
 			if len(bodyTypes) > 0 {
-				chain = append(chain, accepts(bodyTypes...))
+				chain = append(chain, accepts(bodyTypes...), admit, spoolForms)
 			}
 			e.Add(method, base+"/apps"+path, h, chain...)
 		}

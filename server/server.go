@@ -27,13 +27,21 @@ type HTTPConfig struct {
 	BodyLimit       int64         `toml:"body_limit"`
 	RequestTimeout  time.Duration `toml:"request_timeout"`
 	ShutdownTimeout time.Duration `toml:"shutdown_timeout"`
+
+	BodyReadTimeout     time.Duration `toml:"body_read_timeout"`      // for a request body to arrive; 0: no limit
+	LargeBodiesInFlight int64         `toml:"large_bodies_in_flight"` // bytes of large bodies handled at once; 0: no limit
+	LargeBodyWait       time.Duration `toml:"large_body_wait"`        // a large body's wait for room before 503
+	TrustedProxies      []string      `toml:"trusted_proxies"`        // peers whose X-Forwarded-For is believed
+	MetricsToken        string        `toml:"metrics_token"`          // bearer token /metrics requires, when set
+	MetricsListen       string        `toml:"metrics_listen"`         // serve /metrics there only, when set
 }
 
 // AuthConfig is the authentication part of the [security] section.
 type AuthConfig struct {
-	AccessTokenTTL time.Duration `toml:"access_token_ttl"`
-	TimestampSkew  time.Duration `toml:"timestamp_skew"`
-	PublicLinkTTL  time.Duration `toml:"public_link_ttl"` // how long a public download link works; 0: DefaultPublicLinkTTL
+	AccessTokenTTL      time.Duration `toml:"access_token_ttl"`
+	TimestampSkew       time.Duration `toml:"timestamp_skew"`
+	PublicLinkTTL       time.Duration `toml:"public_link_ttl"`        // how long a public download link works; 0: DefaultPublicLinkTTL
+	FailedAuthPerMinute int           `toml:"failed_auth_per_minute"` // per client address and client id; 0: no limit
 }
 
 // RateLimitConfig is the [rate_limit] section: requests per platform credential.
@@ -88,14 +96,19 @@ type Workflow struct {
 	metrics *metrics
 	jobs    *jobRunner // wakes the background jobs after a commit; they run only under Server.Run
 	now     func() time.Time
-	logins  *loginThrottle // failed portal sign-ins
+
+	limiter      *rateLimiter[int64] // requests per platform credential
+	authFailures authThrottle        // failed authentications per client address and client id
+	logins       *loginThrottle      // failed portal sign-ins
 }
 
 // NewWorkflow builds the workflow layer on an open store, for a front end that does not serve HTTP
 // (the admin commands).
 func NewWorkflow(cfg Config, st *store.Store, log *slog.Logger) *Workflow {
 	w := &Workflow{cfg: cfg, store: st, log: log, metrics: newMetrics(prometheus.NewRegistry()), now: time.Now,
-		logins: newLoginThrottle(cfg.Portal)}
+		limiter:      newRateLimiter[int64](cfg.RateLimit.RequestsPerMinute, time.Minute, cfg.RateLimit.BlockFor),
+		authFailures: newAuthThrottle(cfg.Auth.FailedAuthPerMinute),
+		logins:       newLoginThrottle(cfg.Portal)}
 	w.jobs = newJobRunner(log, w.metrics, cfg.Jobs.Timeout)
 	return w
 }
@@ -103,8 +116,7 @@ func NewWorkflow(cfg Config, st *store.Store, log *slog.Logger) *Workflow {
 // Server is the running service: the HTTP front end and the background jobs over the workflow layer.
 type Server struct {
 	*Workflow
-	echo    *echo.Echo
-	limiter *rateLimiter
+	echo *echo.Echo
 
 	listenAddr  atomic.Pointer[string] // the address Run serves on, for links when no public URL is set
 	webhookOnce sync.Once
@@ -113,10 +125,7 @@ type Server struct {
 
 // New builds the service on an open store. Call Run to serve, or use Handler in tests.
 func New(cfg Config, st *store.Store, log *slog.Logger) *Server {
-	s := &Server{
-		Workflow: NewWorkflow(cfg, st, log),
-		limiter:  newRateLimiter(cfg.RateLimit.RequestsPerMinute, time.Minute, cfg.RateLimit.BlockFor),
-	}
+	s := &Server{Workflow: NewWorkflow(cfg, st, log)}
 	s.echo = s.routes()
 	return s
 }
@@ -140,30 +149,57 @@ func (s *Server) Run(ctx context.Context, ln net.Listener) error {
 		defer bounces.Close()
 		s.log.Info("accepting returned mail", "addr", bounces.Addr())
 	}
-	s.jobs.start()
-	srv := &http.Server{
-		Handler:           s.echo,
-		ReadHeaderTimeout: 10 * time.Second,
-		IdleTimeout:       2 * time.Minute,
-		ErrorLog:          slog.NewLogLogger(s.log.Handler(), slog.LevelWarn),
+	// Slow headers are cut off here; slow bodies by bodyDeadline, per request.
+	newServer := func(h http.Handler) *http.Server {
+		return &http.Server{
+			Handler:           h,
+			ReadHeaderTimeout: 10 * time.Second,
+			IdleTimeout:       2 * time.Minute,
+			ErrorLog:          slog.NewLogLogger(s.log.Handler(), slog.LevelWarn),
+		}
 	}
-	served := make(chan error, 1)
-	go func() { served <- srv.Serve(ln) }()
+	servers := []*http.Server{newServer(s.echo)}
+	listeners := []net.Listener{ln}
+	if addr := s.cfg.HTTP.MetricsListen; addr != "" {
+		mln, err := net.Listen("tcp", addr)
+		if err != nil {
+			return fmt.Errorf("the metrics listener: %w", err)
+		}
+		mux := http.NewServeMux()
+		mux.Handle("GET /metrics", s.metricsHandler())
+		servers, listeners = append(servers, newServer(mux)), append(listeners, mln)
+		s.log.Info("serving metrics", "addr", mln.Addr())
+	} else if s.cfg.HTTP.MetricsToken == "" && !isLoopback(ln.Addr()) {
+		s.log.Warn("/metrics is open on a non-loopback address; set server.metrics_token or server.metrics_listen", "addr", ln.Addr())
+	}
+	s.jobs.start()
+	served := make(chan error, len(servers))
+	for i, srv := range servers {
+		go func() { served <- srv.Serve(listeners[i]) }()
+	}
 
 	var err error
 	select {
 	case err = <-served:
 	case <-ctx.Done():
 		s.log.Info("shutting down")
-		sctx, cancel := context.WithTimeout(context.Background(), s.cfg.HTTP.ShutdownTimeout)
-		err = srv.Shutdown(sctx)
-		cancel()
 	}
+	sctx, cancel := context.WithTimeout(context.Background(), s.cfg.HTTP.ShutdownTimeout)
+	for _, srv := range servers {
+		err = errors.Join(err, srv.Shutdown(sctx))
+	}
+	cancel()
 	s.jobs.stop()
 	if errors.Is(err, http.ErrServerClosed) {
 		err = nil
 	}
 	return err
+}
+
+// isLoopback tells whether a listener's address is a loopback one.
+func isLoopback(a net.Addr) bool {
+	tcp, ok := a.(*net.TCPAddr)
+	return ok && tcp.IP.IsLoopback()
 }
 
 // DefaultWebhooks is the default [webhooks] section.

@@ -39,10 +39,11 @@ type StorageConfig struct {
 
 // SecurityConfig is the [security] section.
 type SecurityConfig struct {
-	SecretKey      string        `toml:"secret_key"`
-	AccessTokenTTL time.Duration `toml:"access_token_ttl"`
-	TimestampSkew  time.Duration `toml:"timestamp_skew"`
-	PublicLinkTTL  time.Duration `toml:"public_link_ttl"`
+	SecretKey           string        `toml:"secret_key"`
+	AccessTokenTTL      time.Duration `toml:"access_token_ttl"`
+	TimestampSkew       time.Duration `toml:"timestamp_skew"`
+	PublicLinkTTL       time.Duration `toml:"public_link_ttl"`
+	FailedAuthPerMinute int           `toml:"failed_auth_per_minute"`
 }
 
 // LogConfig is the [log] section.
@@ -57,14 +58,17 @@ const (
 	envConfig       = "EINVOICE_CONFIG"
 	envSMTPPassword = "EINVOICE_SMTP_PASSWORD"
 	envIMAPPassword = "EINVOICE_IMAP_PASSWORD"
+	envMetricsToken = "EINVOICE_METRICS_TOKEN"
 )
 
 func defaultConfig() Config {
 	return Config{
 		Server: server.HTTPConfig{Listen: "127.0.0.1:8080", BodyLimit: 25 << 20,
-			RequestTimeout: 60 * time.Second, ShutdownTimeout: 20 * time.Second},
-		Storage:     StorageConfig{DataDir: "data"},
-		Security:    SecurityConfig{AccessTokenTTL: 30 * time.Minute, TimestampSkew: 300 * time.Second, PublicLinkTTL: server.DefaultPublicLinkTTL},
+			RequestTimeout: 60 * time.Second, ShutdownTimeout: 20 * time.Second,
+			BodyReadTimeout: 60 * time.Second, LargeBodiesInFlight: 32 << 20, LargeBodyWait: 30 * time.Second, TrustedProxies: []string{}},
+		Storage: StorageConfig{DataDir: "data"},
+		Security: SecurityConfig{AccessTokenTTL: 30 * time.Minute, TimestampSkew: 300 * time.Second, PublicLinkTTL: server.DefaultPublicLinkTTL,
+			FailedAuthPerMinute: 20},
 		RateLimit:   server.RateLimitConfig{RequestsPerMinute: 200, BlockFor: 2 * time.Minute},
 		Environment: server.EnvironmentConfig{Mode: "production"},
 		Jobs:        server.JobsConfig{MaintenanceInterval: 10 * time.Minute, Timeout: 5 * time.Minute},
@@ -95,6 +99,9 @@ func loadConfig(path string) (Config, error) {
 	if v := os.Getenv(envIMAPPassword); v != "" {
 		cfg.Mail.Bounces.Password = v
 	}
+	if v := os.Getenv(envMetricsToken); v != "" {
+		cfg.Server.MetricsToken = v
+	}
 	return cfg, cfg.validate()
 }
 
@@ -123,13 +130,19 @@ func (c Config) validate() error {
 	}
 	check(c.Server.Listen != "", "server.listen must not be empty")
 	check(c.Server.BodyLimit > 0, "server.body_limit must be positive")
-	check(c.Server.RequestTimeout > 0 && c.Server.ShutdownTimeout > 0, "server timeouts must be positive")
+	check(c.Server.RequestTimeout > 0 && c.Server.ShutdownTimeout > 0 && c.Server.BodyReadTimeout > 0, "server timeouts must be positive")
+	check(c.Server.LargeBodiesInFlight >= 0 && c.Server.LargeBodyWait > 0,
+		"server.large_bodies_in_flight must not be negative and server.large_body_wait must be positive")
+	_, err := server.ParseTrustedProxies(c.Server.TrustedProxies)
+	check(err == nil, "server.trusted_proxies: %v", err)
+	check(c.Server.MetricsListen == "" || c.Server.MetricsListen != c.Server.Listen, "server.metrics_listen must differ from server.listen")
 	check(c.Storage.DataDir != "", "storage.data_dir must not be empty")
 	check(c.Security.SecretKey == "" || len(c.Security.SecretKey) >= store.MinSecretKeyLen,
 		"security.secret_key must be at least %d characters", store.MinSecretKeyLen)
 	check(c.Security.AccessTokenTTL >= time.Minute, "security.access_token_ttl must be at least 1m")
 	check(c.Security.TimestampSkew > 0, "security.timestamp_skew must be positive")
 	check(c.Security.PublicLinkTTL >= time.Minute, "security.public_link_ttl must be at least 1m")
+	check(c.Security.FailedAuthPerMinute >= 0, "security.failed_auth_per_minute must not be negative")
 	check(c.RateLimit.RequestsPerMinute >= 0, "rate_limit.requests_per_minute must not be negative")
 	check(c.RateLimit.BlockFor >= 0, "rate_limit.block_for must not be negative")
 	check(c.Environment.Mode == "production" || c.Environment.Mode == "test", "environment.mode must be \"production\" or \"test\"")
@@ -166,8 +179,9 @@ func (c Config) validate() error {
 // serverConfig is the part of the configuration the service needs.
 func (c Config) serverConfig() server.Config {
 	return server.Config{
-		HTTP:        c.Server,
-		Auth:        server.AuthConfig{AccessTokenTTL: c.Security.AccessTokenTTL, TimestampSkew: c.Security.TimestampSkew, PublicLinkTTL: c.Security.PublicLinkTTL},
+		HTTP: c.Server,
+		Auth: server.AuthConfig{AccessTokenTTL: c.Security.AccessTokenTTL, TimestampSkew: c.Security.TimestampSkew,
+			PublicLinkTTL: c.Security.PublicLinkTTL, FailedAuthPerMinute: c.Security.FailedAuthPerMinute},
 		RateLimit:   c.RateLimit,
 		Environment: c.Environment,
 		Jobs:        c.Jobs,
