@@ -43,3 +43,6 @@ func RetryAfter(err error) (time.Duration, bool) {
 	}
 	return 0, false
 }
+
+// ClientAddress is the address a request came from: the TCP peer, or what a trusted proxy says.
+func ClientAddress(c echo.Context) string { return clientAddress(c) }

@@ -31,7 +31,7 @@ func (p *Portal) login(c echo.Context) error {
 	lang := current(c).lang
 	username, next := c.FormValue("username"), localPath(c.FormValue("next"))
 	s, err := p.wf.Login(c.Request().Context(), server.Login{Username: username, Password: c.FormValue("password"),
-		Address: c.RealIP(), UserAgent: c.Request().UserAgent()})
+		Address: server.ClientAddress(c), UserAgent: c.Request().UserAgent()})
 	if err != nil {
 		page := &web.LoginPage{Base: web.Base{Title: i18n.T(lang, "login.title")}, Username: username, Next: next}
 		if wait, ok := server.RetryAfter(err); ok {

@@ -449,3 +449,23 @@ func TestDocumentPageFilesAndDecision(t *testing.T) {
 		t.Fatalf("a second decision: %d", resp.StatusCode)
 	}
 }
+
+// The sign-in throttle counts by the TCP peer: a forged X-Forwarded-For does not buy more attempts.
+func TestSignInThrottleIgnoresForgedForwardedFor(t *testing.T) {
+	s := newSite(t, func(c *server.Config) { c.Portal.LoginFailures = 3 })
+	b := s.browser()
+	for i := range 4 {
+		resp, _ := b.do(http.MethodPost, "/portal/login", url.Values{"username": {fmt.Sprintf("nobody%d", i)}, "password": {"wrong password"}},
+			"X-Forwarded-For", fmt.Sprintf("203.0.113.%d", i))
+		want := http.StatusUnauthorized
+		if i == 3 {
+			want = http.StatusTooManyRequests
+		}
+		if resp.StatusCode != want {
+			t.Fatalf("attempt %d: %d, want %d", i+1, resp.StatusCode, want)
+		}
+		if i == 3 && resp.Header.Get("Retry-After") == "" {
+			t.Fatal("no Retry-After")
+		}
+	}
+}
