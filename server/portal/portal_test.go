@@ -1,6 +1,7 @@
 package portal
 
 import (
+	"archive/zip"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -310,6 +311,21 @@ func TestListsShowOnlyTheEntitysDocuments(t *testing.T) {
 	}
 	if _, body := stranger.do(http.MethodGet, "/portal/issued.csv", nil); strings.Count(strings.TrimSpace(body), "\n") != 0 {
 		t.Fatalf("stranger's CSV: %q", body)
+	}
+	resp, body = customer.do(http.MethodGet, "/portal/received.zip?number=501", nil)
+	zr, err := zip.NewReader(strings.NewReader(body), int64(len(body)))
+	if resp.StatusCode != 200 || err != nil || len(zr.File) != 2 || zr.File[0].Name != "FT 2026-501.xml" || zr.File[1].Name != "FT 2026-501.pdf" {
+		t.Fatalf("ZIP: %d %v", resp.StatusCode, err)
+	}
+	for _, f := range zr.File {
+		r, _ := f.Open()
+		b, _ := io.ReadAll(r)
+		if f.Name == "FT 2026-501.pdf" && !strings.HasPrefix(string(b), "%PDF-") || f.Name == "FT 2026-501.xml" && !strings.Contains(string(b), "FT 2026/501") {
+			t.Fatalf("ZIP entry %s: %.20q", f.Name, b)
+		}
+	}
+	if _, body := stranger.do(http.MethodGet, "/portal/received.zip", nil); len(body) > 100 {
+		t.Fatalf("stranger's ZIP has %d bytes", len(body))
 	}
 	// The stranger sees nothing and cannot switch to another entity.
 	for _, path := range []string{"/portal/issued", "/portal/received", "/portal/tosend"} {

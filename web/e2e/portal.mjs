@@ -99,6 +99,10 @@ try {
   const csv = await s.page.request.get(base + '/portal/issued.csv?number=' + encodeURIComponent(`E2E${stamp}`));
   const lines = (await csv.text()).trim().split('\n');
   check('CSV export holds the filtered documents', csv.status() === 200 && lines.length === 4 && issued.every(n => lines.some(l => l.startsWith(n + ','))));
+  const zip = await s.page.request.get(base + '/portal/issued.zip?number=' + encodeURIComponent(`E2E${stamp}`));
+  const zipBody = await zip.body();
+  check('ZIP export holds each filtered document\'s XML and PDF', zip.status() === 200 && zipBody.subarray(0, 2).toString() === 'PK' &&
+    issued.every(n => zipBody.includes(n.replaceAll('/', '-') + '.xml') && zipBody.includes(n.replaceAll('/', '-') + '.pdf')));
   await s.page.goto(base + '/portal/account');
   await shot(s.page, 'account');
   check('supplier: no JavaScript error', s.page.errors.length === 0, s.page.errors.join('; '));
