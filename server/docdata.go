@@ -1,6 +1,7 @@
 package server
 
 import (
+	"cmp"
 	"encoding/base64"
 	"fmt"
 	"regexp"
@@ -410,7 +411,7 @@ func buildDocument(in *documentData, issuer store.Entity) (*ubl.Document, error)
 	}
 
 	d.Seller = buildParty(b, "supplier", in.Supplier, true)
-	d.Seller.Name = orText(d.Seller.Name, issuer.Name)
+	d.Seller.Name = cmp.Or(d.Seller.Name, issuer.Name)
 	d.Seller.LegalName = d.Seller.Name
 	d.Seller.VATID = issuer.Country + issuer.NIF
 	d.Seller.LegalID = &ubl.Identifier{Value: issuer.Country + issuer.NIF}
@@ -452,13 +453,6 @@ func buildDocument(in *documentData, issuer store.Entity) (*ubl.Document, error)
 	checkSentAmounts(b, in, d)
 	completeQRCode(d)
 	return d, b.err()
-}
-
-func orText(s, def string) string {
-	if s == "" {
-		return def
-	}
-	return s
 }
 
 // buildParty reads a supplier or customer. A customer's number is its tax ID, with or without its
@@ -632,9 +626,9 @@ func vatCode(code string, percent decimal.Decimal) (string, bool) {
 func buildLine(b *fieldBuilder, field string, index int, in *lineData) ubl.Line {
 	f := func(name string) string { return field + "[" + name + "]" }
 	l := ubl.Line{
-		ID:   orText(b.str(f("id"), in.ID, false, 50), strconv.Itoa(index+1)),
+		ID:   cmp.Or(b.str(f("id"), in.ID, false, 50), strconv.Itoa(index+1)),
 		Note: b.str(f("note"), in.Note, false, 1000),
-		Unit: strings.ToUpper(orText(b.str(f("unit"), in.Unit, false, 10), "C62")),
+		Unit: strings.ToUpper(cmp.Or(b.str(f("unit"), in.Unit, false, 10), "C62")),
 		Item: ubl.Item{
 			Name:          b.str(f("name"), in.Name, true, 200),
 			Description:   b.str(f("description"), in.Description, false, 1000),
@@ -699,7 +693,7 @@ func buildLine(b *fieldBuilder, field string, index int, in *lineData) ubl.Line 
 		rf := func(name string) string { return fmt.Sprintf("%s[references][%d][%s]", field, j, name) }
 		switch strings.ToLower(string(r.DocumentType)) {
 		case "order":
-			l.OrderLineRef = b.str(rf("line"), orTextT(r.Line, r.Number), true, 50)
+			l.OrderLineRef = b.str(rf("line"), cmp.Or(r.Line, r.Number), true, 50)
 		case "":
 			b.fail(rf("document_type"), CodeRequired)
 		default:
@@ -709,12 +703,6 @@ func buildLine(b *fieldBuilder, field string, index int, in *lineData) ubl.Line 
 	return l
 }
 
-func orTextT(a, b text) text {
-	if a == "" {
-		return b
-	}
-	return a
-}
 
 // buildCategory reads a VAT rate, code and exemption reason. Exempt categories need the reason.
 func buildCategory(b *fieldBuilder, f func(string) string, percentText, codeText, reasonCode, reason text) ubl.TaxCategory {
@@ -793,7 +781,7 @@ func buildQRCode(b *fieldBuilder, in *documentData, d *ubl.Document) {
 		return
 	}
 	d.Attachments = append(d.Attachments, ubl.Attachment{
-		ID: orText(atcud, "NA"), IDScheme: "ANG", Description: "QR_CODE",
+		ID: cmp.Or(atcud, "NA"), IDScheme: "ANG", Description: "QR_CODE",
 		MIMEType: "text/plain", Filename: "QR_CODE.txt", Content: base64.StdEncoding.EncodeToString([]byte(qr)),
 	})
 }

@@ -2,6 +2,7 @@ package server
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/base64"
 	"encoding/json"
 	"errors"
@@ -295,7 +296,7 @@ func jsonUploads(in *documentData) ([]upload, error) {
 		if err != nil {
 			return fieldError(field+"[content]", CodeInvalidValue)
 		}
-		u, err := checkUpload(field, orText(string(f.Filename), "file"), string(f.MIMEType), content)
+		u, err := checkUpload(field, cmp.Or(string(f.Filename), "file"), string(f.MIMEType), content)
 		out = append(out, u)
 		return err
 	}

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"cmp"
 	"context"
 	"encoding/hex"
 	"encoding/json"
@@ -368,7 +369,7 @@ func viewDocument(d store.Document, r documentRecords, viewer int64, url fileURL
 		DueDate:         m.DueDate,
 		TaxPointDate:    m.TaxPointDate,
 		CreatedAt:       d.CreatedAt, UpdatedAt: d.UpdatedAt,
-		Currency:                  currencyView{m.Currency, orText(currencySymbols[m.Currency], m.Currency)},
+		Currency:                  currencyView{m.Currency, cmp.Or(currencySymbols[m.Currency], m.Currency)},
 		DecimalPlace:              "2",
 		CommitmentNumber:          m.AccountingCost,
 		BuyerReference:            m.BuyerReference,
@@ -476,9 +477,9 @@ func viewEDIState(alias, lang string) ediStateView {
 }
 
 func viewParty(p ubl.Party) partyView {
-	country, nif := splitTaxID(orText(p.VATID, p.TaxRegistration), p.Address.Country)
+	country, nif := splitTaxID(cmp.Or(p.VATID, p.TaxRegistration), p.Address.Country)
 	v := partyView{
-		Number: nif, CountryCode: orText(p.Address.Country, country), Name: orText(p.LegalName, p.Name),
+		Number: nif, CountryCode: cmp.Or(p.Address.Country, country), Name: cmp.Or(p.LegalName, p.Name),
 		Street: p.Address.Street, AdditionalStreet: p.Address.AdditionalStreet, Building: p.Address.BuildingName,
 		BuildingNumber: p.Address.BuildingNumber, City: p.Address.City, PostalZone: p.Address.PostalZone,
 		Region: p.Address.Subdivision, Email: p.Contact.Email, Telephone: p.Contact.Telephone, Telefax: p.Contact.Telefax,
@@ -516,7 +517,7 @@ func viewAmounts(m *ubl.Document) amountsView {
 
 func viewTax(taxable, tax decimal.Decimal, c ubl.TaxCategory) taxView {
 	v := taxView{TaxableAmount: taxable.StringFixed(2), TaxAmount: tax.StringFixed(2), ID: c.ID, Percent: money(c.Percent),
-		Code: orText(c.Scheme, "VAT"), TaxExemptionReasonCode: c.ExemptionReasonCode, TaxExemptionReason: c.ExemptionReason}
+		Code: cmp.Or(c.Scheme, "VAT"), TaxExemptionReasonCode: c.ExemptionReasonCode, TaxExemptionReason: c.ExemptionReason}
 	return v
 }
 

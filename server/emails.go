@@ -1,6 +1,7 @@
 package server
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -261,9 +262,9 @@ func (s *Server) mailDocument(ctx context.Context, key mailKey) (*mailDocument, 
 	_, pdfErr := signing.VerifyPDF(pdf.Content)
 	md := &mailDocument{
 		from: mailer.Sender{
-			Name:    orText(issuer.Mail.FromName, orText(s.cfg.Mail.FromName, issuer.Name)),
-			Address: orText(issuer.Mail.FromAddress, s.cfg.Mail.FromAddress),
-			ReplyTo: orText(issuer.Mail.ReplyTo, s.cfg.Mail.ReplyTo),
+			Name:    cmp.Or(issuer.Mail.FromName, cmp.Or(s.cfg.Mail.FromName, issuer.Name)),
+			Address: cmp.Or(issuer.Mail.FromAddress, s.cfg.Mail.FromAddress),
+			ReplyTo: cmp.Or(issuer.Mail.ReplyTo, s.cfg.Mail.ReplyTo),
 		},
 		document: mailer.Document{
 			Title: typeFactOf(d.TypeCode, key.lang).Description, Number: d.Number, IssueDate: d.EmissionDate, DueDate: m.DueDate,

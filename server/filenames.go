@@ -1,6 +1,7 @@
 package server
 
 import (
+	"cmp"
 	"path"
 	"regexp"
 	"strings"
@@ -44,5 +45,5 @@ func extensionOf(mimeType string) string {
 
 // embeddedName is the clean name of a file a UBL document embeds: its filename, or its id.
 func embeddedName(a ubl.Attachment) string {
-	return cleanFileName(orText(a.Filename, a.ID), orText(a.MIMEType, "application/octet-stream"))
+	return cleanFileName(cmp.Or(a.Filename, a.ID), cmp.Or(a.MIMEType, "application/octet-stream"))
 }

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"cmp"
 	"context"
 	"encoding/base64"
 	"errors"
@@ -365,8 +366,8 @@ func fillDocument(d *store.Document, req issueRequest, m *ubl.Document, counterp
 }
 
 func partyKey(p ubl.Party) store.PartyKey {
-	country, nif := splitTaxID(orText(p.VATID, p.TaxRegistration), p.Address.Country)
-	return store.PartyKey{Country: country, NIF: nif, Name: orText(p.LegalName, p.Name)}
+	country, nif := splitTaxID(cmp.Or(p.VATID, p.TaxRegistration), p.Address.Country)
+	return store.PartyKey{Country: country, NIF: nif, Name: cmp.Or(p.LegalName, p.Name)}
 }
 
 // recipientEmails is where the document goes by e-mail: the additional addresses and the customer's
@@ -418,7 +419,7 @@ func embeddedFiles(m *ubl.Document) []store.File {
 		if strings.HasSuffix(strings.ToUpper(a.Description), "_REPRESENTATION") && a.MIMEType == "application/pdf" && !hasRole(files, store.FilePDF) {
 			role = store.FilePDF
 		}
-		files = append(files, store.File{Role: role, Name: embeddedName(a), MIME: orText(a.MIMEType, "application/octet-stream"), Content: content})
+		files = append(files, store.File{Role: role, Name: embeddedName(a), MIME: cmp.Or(a.MIMEType, "application/octet-stream"), Content: content})
 	}
 	return files
 }
