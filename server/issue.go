@@ -64,7 +64,7 @@ type issued struct {
 
 // issue runs the pipeline. Its errors are the API's: FieldErrors for everything the caller can fix.
 func (s *Server) issue(ctx context.Context, req issueRequest) (issued, error) {
-	result, model, err := ubl.Check(req.xml, ubl.Auto, req.lang)
+	result, model, err := ubl.Check(ctx, req.xml, ubl.Auto, req.lang)
 	if err != nil {
 		return issued{}, err
 	}

@@ -5,7 +5,9 @@
 package ubl
 
 import (
+	"context"
 	"errors"
+	"fmt"
 	"slices"
 	"strings"
 
@@ -87,19 +89,34 @@ const (
 	RuleRules    = "EINV-RUL-01" // the rules could not give a verdict
 )
 
+// ErrStopped is the error of a validation stopped because its context was done (a request's deadline
+// passed) before the verdict: it wraps the context's error too (errors.Is matches both).
+var ErrStopped = errors.New("ubl: validation stopped before its verdict")
+
 // Validate parses and checks a document with a profile (Auto picks it from the document element) and
 // writes messages in lang ("pt" or "en").
 func Validate(data []byte, profile Profile, lang string) *Result {
-	r, t := validate(data, profile, lang)
+	r, t, _ := validate(context.Background(), data, profile, lang)
 	if t != nil {
 		t.Release() // nothing in the result refers to the tree
 	}
 	return r
 }
 
-// Check validates a document and, when it is accepted, reads its model from the same parse.
-func Check(data []byte, profile Profile, lang string) (*Result, *Document, error) {
-	r, t := validate(data, profile, lang)
+// Check validates a document and, when it is accepted, reads its model from the same parse. Once ctx is
+// done it stops, between stages and within the schema check and the rules, with an error matching
+// ErrStopped. (Parsing, bounded by the document's size, runs to its end.)
+func Check(ctx context.Context, data []byte, profile Profile, lang string) (*Result, *Document, error) {
+	r, t, err := validate(ctx, data, profile, lang)
+	if err == nil {
+		err = stopped(ctx)
+	}
+	if err != nil {
+		if t != nil {
+			t.Release()
+		}
+		return nil, nil, err
+	}
 	if r.Rejected() || t == nil {
 		return r, nil, nil
 	}
@@ -107,13 +124,29 @@ func Check(data []byte, profile Profile, lang string) (*Result, *Document, error
 	return r, d, err
 }
 
-func validate(data []byte, profile Profile, lang string) (*Result, *xmltree.Tree) {
+// stopped is the validation's error once ctx is done, else nil.
+func stopped(ctx context.Context) error {
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("%w: %w", ErrStopped, err)
+	}
+	return nil
+}
+
+// findingsBetweenChecks is how many findings are written between two looks at the context: a
+// document can fire an assert on each of millions of elements.
+const findingsBetweenChecks = 4096
+
+// validate runs the stages. Its error is only ever a stop (see Check); the result is then partial.
+func validate(ctx context.Context, data []byte, profile Profile, lang string) (*Result, *xmltree.Tree, error) {
 	r := &Result{Profile: profile}
 	defer func() {
 		if r.Fatal == nil { // no rule ran: the counts are empty, not absent
 			r.Fatal, r.Warning = map[string]int{}, map[string]int{}
 		}
 	}()
+	if err := stopped(ctx); err != nil {
+		return r, nil, err
+	}
 	t, err := xmltree.Parse(data, xmltree.DefaultLimits)
 	if err != nil {
 		r.NoVerdict = err.Error()
@@ -125,14 +158,20 @@ func validate(data []byte, profile Profile, lang string) (*Result, *xmltree.Tree
 		}
 		r.Findings = append(r.Findings, Finding{Rule: RuleParse, Flag: "fatal", Location: loc, Message: "[" + RuleParse + "]-" +
 			inLang(lang, "O documento não é XML bem formado ou excede os limites aceites: ", "The document is not well-formed XML or passes the accepted limits: ") + err.Error()})
-		return r, nil
+		return r, nil, nil
+	}
+	if err := stopped(ctx); err != nil {
+		return r, t, err
 	}
 	root := rootName(t)
 	r.Root = &root
 	r.service(t, lang)
 
 	paths := t.NewPathWriter()
-	errs := xsd.Validate(t)
+	errs, err := xsd.ValidateContext(ctx, t)
+	if err != nil {
+		return r, t, stopped(ctx)
+	}
 	r.XSDValid, r.XSDErrors = len(errs) == 0, len(errs)
 	for _, e := range errs {
 		r.Findings = append(r.Findings, Finding{Rule: RuleSchema, Flag: "fatal", Location: paths.Path(e.Node), Message: "[" + RuleSchema + "]-" +
@@ -145,35 +184,43 @@ func validate(data []byte, profile Profile, lang string) (*Result, *xmltree.Tree
 	}
 	if !officialParserReads(t.Info.DeclaredEncoding, t.Info.Encoding) {
 		r.noVerdict(lang, "the official rules' parser does not read a document declared as "+t.Info.DeclaredEncoding)
-		return r, t
+		return r, t, nil
 	}
 	set := ruleSets[profile]
 	if set == nil {
-		return r, t
+		return r, t, nil
 	}
-	findings, err := set.Run(t)
+	findings, err := set.RunContext(ctx, t)
 	if errors.Is(err, rules.ErrBlanksNeeded) { // an element with element children read as text: rare
 		var full *xmltree.Tree
 		if full, err = xmltree.ParseKeepingBlanks(data, xmltree.DefaultLimits); err == nil {
 			defer full.Release()
 			paths = full.NewPathWriter()
-			findings, err = set.Run(full)
+			findings, err = set.RunContext(ctx, full)
 		}
+	}
+	if err := stopped(ctx); err != nil {
+		return r, t, err
 	}
 	if err != nil {
 		r.noVerdict(lang, err.Error())
-		return r, t
+		return r, t, nil
 	}
 	r.Fatal, r.Warning = countByID(findings)
 	r.Findings = slices.Grow(r.Findings, len(findings))
 	lastNode, lastPath := xmltree.None, ""
-	for _, f := range findings {
+	for i, f := range findings {
+		if i%findingsBetweenChecks == findingsBetweenChecks-1 {
+			if err := stopped(ctx); err != nil {
+				return r, t, err
+			}
+		}
 		if f.Node != lastNode { // a rule's findings come together, on one node
 			lastNode, lastPath = f.Node, paths.Path(f.Node)
 		}
 		r.Findings = append(r.Findings, Finding{Rule: f.Assert.ID, Flag: f.Assert.Flag.String(), Location: lastPath, Message: f.Assert.Message(lang)})
 	}
-	return r, t
+	return r, t, nil
 }
 
 // noVerdict records why the rules give no verdict, as the official validator gives none.

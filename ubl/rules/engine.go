@@ -10,6 +10,7 @@
 package rules
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"slices"
@@ -134,6 +135,15 @@ func NewSet(name string, patterns ...*Pattern) *Set {
 
 // Run evaluates the set on a tree. A DynamicError means there is no verdict (findings are then nil).
 func (s *Set) Run(t *xmltree.Tree) (findings []Finding, err error) {
+	return s.RunContext(context.Background(), t)
+}
+
+// checkEvery is how many elements a set checks between two looks at its context: often enough to stop
+// soon after a deadline, seldom enough to cost nothing measurable.
+const checkEvery = 1024
+
+// RunContext is Run stopping early, with ctx.Err() and no findings, once ctx is done.
+func (s *Set) RunContext(ctx context.Context, t *xmltree.Tree) (findings []Finding, err error) {
 	c := newCtx(t)
 	defer c.release()
 	defer func() {
@@ -173,8 +183,14 @@ func (s *Set) Run(t *xmltree.Tree) (findings []Finding, err error) {
 			}
 		}
 	}
+	steps := 0
 	for i, p := range s.Patterns {
 		for k := 0; k < len(work[i]); k += 2 {
+			if steps++; steps%checkEvery == 0 {
+				if err := ctx.Err(); err != nil {
+					return nil, err
+				}
+			}
 			n, rule := xmltree.NodeID(work[i][k]), int(work[i][k+1])
 			if rule == byWalking {
 				if rule = p.firstMatch(c, n); rule == noMatch {

@@ -45,6 +45,28 @@ type Limits struct {
 // DefaultLimits suit e-invoices with embedded attachments.
 var DefaultLimits = Limits{MaxBytes: 64 << 20, MaxDepth: 128, MaxText: 48 << 20}
 
+// Attributes, whatever the limits. libxml2 checks that no attribute of a tag is written twice by
+// comparing each with every one before it: a tag with n attributes (namespace declarations included)
+// costs it n²/2 comparisons. An element may have at most MaxAttributes attributes and
+// MaxNamespaceDeclarations namespace declarations (xmlns and xmlns:prefix attributes), and the elements
+// with more than CrowdedElement attributes and declarations may have at most MaxCrowdedAttributes in
+// all: far more than any e-invoice has (a UBL element has a handful, a document element a few dozen
+// declarations), and little enough that libxml2 reads them in milliseconds. A document with an element
+// past the first two is refused before libxml2 reads its first element.
+const (
+	MaxAttributes            = 1000
+	MaxNamespaceDeclarations = 1000
+	CrowdedElement           = 64
+	MaxCrowdedAttributes     = 10_000
+)
+
+// MaxNameBytes bounds the distinct names of a document, whatever the limits: element, attribute and
+// processing-instruction names as written, namespace prefixes and names, and the names of a document
+// type declaration take at most about this many bytes (libxml2 keeps them in blocks, and stops at the
+// first block that would pass it). A UBL invoice has a few kilobytes of them; libxml2 (before 2.12)
+// takes time quadratic in the number of distinct names it holds.
+const MaxNameBytes = 64 << 10
+
 // ErrorKind classifies why a document could not be parsed.
 type ErrorKind string
 
@@ -55,7 +77,12 @@ const (
 	TooDeep       ErrorKind = "too-deep"
 	TextTooLong   ErrorKind = "text-too-long"
 	DoctypeFound  ErrorKind = "doctype"
-	Empty         ErrorKind = "empty"
+	// TooManyAttributes: an element past MaxAttributes, or crowded elements past MaxCrowdedAttributes;
+	// TooManyNamespaces: an element past MaxNamespaceDeclarations; TooManyNames: past MaxNameBytes.
+	TooManyAttributes ErrorKind = "too-many-attributes"
+	TooManyNamespaces ErrorKind = "too-many-namespaces"
+	TooManyNames      ErrorKind = "too-many-names"
+	Empty             ErrorKind = "empty"
 )
 
 // Error is a document that could not be parsed.
@@ -73,8 +100,8 @@ func (e *Error) Error() string {
 }
 
 // Parse reads a document. A document that is not well-formed (including namespace errors), has a
-// DOCTYPE that names an external DTD or declares entities or attribute defaults, or passes a limit is an
-// *Error; a well-formed one is a *Tree (a bare DOCTYPE, read as the official tools read it, is noted in
+// DOCTYPE that names an external DTD or declares entities or attribute defaults, or passes a limit
+// (those of lim, and the attributes and names every document is held to) is an *Error; a well-formed one is a *Tree (a bare DOCTYPE, read as the official tools read it, is noted in
 // Info.Doctype). Whitespace between elements is left out of the tree (Tree.Exact tells where that
 // matters).
 func Parse(data []byte, lim Limits) (*Tree, error) { return parse(data, lim, false) }
@@ -95,6 +122,15 @@ func parse(data []byte, lim Limits, keepBlanks bool) (*Tree, error) {
 		return nil, err
 	}
 	t, err := p.parse(data, lim, keepBlanks)
+	if pe, ok := err.(*Error); ok && pe.Kind == TooManyNames && p.parses > 1 {
+		// A parser kept from earlier documents holds their names too: a fresh one reads the document
+		// again, so that the verdict depends on the document alone.
+		p.free()
+		if p, err = newParser(); err != nil {
+			return nil, err
+		}
+		t, err = p.parse(data, lim, keepBlanks)
+	}
 	if err != nil || len(p.seen) > maxKeptNames || p.result.kept_bytes > maxKeptBytes {
 		// After a failure the parser's state is not worth trusting; a parser that learnt too many names,
 		// or whose buffers grew for a large document, costs memory as long as it is kept.
@@ -116,6 +152,7 @@ type parser struct {
 	localIndex  map[QName]Name
 	prefixes    []string // prefixes seen, index 0 = none (shared with the trees, only appended to)
 	prefixIndex map[string]uint16
+	parses      int // documents it has read
 }
 
 type seenName struct {
@@ -145,7 +182,11 @@ func takeParser() (*parser, error) {
 	case p := <-parsers:
 		return p, nil
 	default:
+		return newParser()
 	}
+}
+
+func newParser() (*parser, error) {
 	c := C.einv_parser_new()
 	r := (*C.einv_result)(C.calloc(1, C.sizeof_einv_result))
 	if c == nil || r == nil {
@@ -184,7 +225,10 @@ func (p *parser) parse(data []byte, lim Limits, keepBlanks bool) (*Tree, error) 
 	if keepBlanks {
 		keep = 1
 	}
-	C.einv_parse(p.c, (*C.char)(unsafe.Pointer(&data[0])), C.int(len(data)), C.long(lim.MaxText), C.int(lim.MaxDepth), keep, r)
+	p.parses++
+	C.einv_parse(p.c, (*C.char)(unsafe.Pointer(&data[0])), C.int(len(data)), C.einv_limits{max_text: C.long(lim.MaxText),
+		max_depth: C.int(lim.MaxDepth), max_attributes: MaxAttributes, max_namespaces: MaxNamespaceDeclarations,
+		crowded: CrowdedElement, max_crowded: MaxCrowdedAttributes, max_name_bytes: MaxNameBytes}, keep, r)
 	switch {
 	case r.stopped == C.EINV_STOP_OOM:
 		return nil, errOutOfMemory
@@ -194,6 +238,15 @@ func (p *parser) parse(data []byte, lim Limits, keepBlanks bool) (*Tree, error) 
 		return nil, &Error{Kind: TextTooLong, Message: fmt.Sprintf("a text node is longer than %d bytes", lim.MaxText)}
 	case r.stopped == C.EINV_STOP_DEEP:
 		return nil, &Error{Kind: TooDeep, Line: int(r.stop_line), Message: fmt.Sprintf("elements are nested deeper than %d levels", lim.MaxDepth)}
+	case r.stopped == C.EINV_STOP_ATTRIBUTES:
+		return nil, &Error{Kind: TooManyAttributes, Line: int(r.stop_line), Message: fmt.Sprintf("an element has more than %d attributes", MaxAttributes)}
+	case r.stopped == C.EINV_STOP_NAMESPACES:
+		return nil, &Error{Kind: TooManyNamespaces, Line: int(r.stop_line), Message: fmt.Sprintf("an element declares more than %d namespaces", MaxNamespaceDeclarations)}
+	case r.stopped == C.EINV_STOP_NAMES:
+		return nil, &Error{Kind: TooManyNames, Message: fmt.Sprintf("the document's distinct names take more than about %d bytes", MaxNameBytes)}
+	case r.stopped == C.EINV_STOP_CROWDED:
+		return nil, &Error{Kind: TooManyAttributes, Line: int(r.stop_line), Message: fmt.Sprintf(
+			"the elements with more than %d attributes (namespace declarations included) have more than %d in all", CrowdedElement, MaxCrowdedAttributes)}
 	case r.well_formed == 0 || r.errors > 0:
 		msg := C.GoString(&r.first_error[0])
 		if msg == "" {

@@ -12,7 +12,11 @@
 // A parser is kept from one document to the next: libxml2's context (and with it the dictionary where
 // libxml2 interns names) and the table that numbers names. Names are then numbered once per parser, not
 // once per document, and the Go side learns each one once.
-#define _GNU_SOURCE // memmem
+//
+// What a document may make libxml2 do is bounded, not only its size: attributes per element and in
+// all (see on_start_document and on_start), distinct names (see einv_parse), and nothing is read past
+// the first error (see on_error).
+#define _GNU_SOURCE // memmem, memrchr
 #include "sax.h"
 #include <libxml/parser.h>
 #include <libxml/parserInternals.h>
@@ -38,13 +42,21 @@ typedef struct {
 	int ns_start, ns_state; // the namespace bindings in scope before this element's own, and their state
 } open_element;
 
-// A namespace binding in scope: a prefix (NULL for the default namespace) and its URI, interned in
-// libxml2's dictionary (NULL: no namespace, as xmlns="" declares).
+// A namespace binding in scope: the name of its declaration ("xmlns" or "xmlns:prefix", as libxml2
+// interned it in its dictionary) and its URI, interned there too (NULL: no namespace, as xmlns=""
+// declares), and the binding of the same prefix it hides (-1: none).
 typedef struct {
-	const xmlChar *prefix;
-	int prefix_len;
-	const xmlChar *uri;
+	const xmlChar *declaration, *uri;
+	int hides;
 } ns_binding;
+
+// The innermost binding of each prefix among the bindings in scope, or -1, by the address of its
+// declaration's name: a prefix is resolved in one lookup however many bindings are in scope. Open
+// addressing, power-of-two size; an empty slot has declaration NULL.
+typedef struct {
+	const xmlChar *declaration;
+	int binding;
+} prefix_slot;
 
 typedef struct {
 	const xmlChar *uri, *local;
@@ -66,9 +78,10 @@ typedef struct {
 	unsigned int name;
 } resolved_name;
 
-// Past these sizes (a document that declares namespaces over and over), the tables start afresh with
-// the next document.
-enum { MAX_NS_STATES = 1 << 14, MAX_RESOLVED = 1 << 16 };
+// The tables hold at most these many entries (a document that declares namespaces over and over fills
+// them): past them, bindings are in no numbered state (UNNUMBERED) and names are resolved afresh
+// each time, and the tables start afresh with the next document.
+enum { MAX_NS_STATES = 1 << 14, MAX_RESOLVED = 1 << 16, UNNUMBERED = -1 };
 
 enum { VALID_URIS = 64 }; // namespace names known to be URIs, by address (a power of two)
 
@@ -89,10 +102,12 @@ struct einv_parser {
 	size_t text_cap;
 
 	open_element *open;
-	int depth, open_cap, max_depth; // open holds open_cap >= max_depth + 1 elements
+	int depth, open_cap; // open holds open_cap >= lim.max_depth + 1 elements
 	ns_binding *ns;
 	int ns_len;
 	size_t ns_cap;
+	prefix_slot *innermost; // see prefix_slot
+	unsigned int innermost_cap, innermost_len;
 	att_name *att_names; // the attributes of the element being read, by namespace and local name
 	size_t att_names_cap;
 	int ns_state; // the state of the bindings in scope
@@ -100,10 +115,12 @@ struct einv_parser {
 	unsigned int states_cap, states_len;
 	resolved_name *resolved; // open addressing by (qname, state, attribute), power-of-two size
 	unsigned int resolved_cap, resolved_len;
+	resolved_name unkept; // see resolve_new
 	const xmlChar *valid_uris[VALID_URIS]; // see valid_uri
 	int run;            // the text node being read, or RUN_NONE, or RUN_BLANK
 	size_t blank_start; // with RUN_BLANK: where the run's text starts in data
-	long max_text;
+	einv_limits lim;
+	int crowded; // attributes on crowded elements so far (see einv_limits)
 	int keep_blanks; // keep whitespace between elements as text nodes (see end_run)
 };
 
@@ -250,22 +267,56 @@ static int qname_colon(const xmlChar *name) {
 	return (int)(c - name);
 }
 
-// ns_uri is the namespace of a prefix (the first len bytes of name; len 0: the default namespace) in
-// scope; *bound is 0 when the prefix is not declared.
-static const xmlChar *ns_uri(einv_parser *p, const xmlChar *name, int len, int *bound) {
-	*bound = 1;
-	if (len == 3 && memcmp(name, "xml", 3) == 0) return p->ctxt->str_xml_ns;
-	for (int i = p->ns_len - 1; i >= 0; i--) {
-		const ns_binding *b = &p->ns[i];
-		if (b->prefix_len == len && (len == 0 || memcmp(b->prefix, name, (size_t)len) == 0)) return b->uri;
-	}
-	*bound = len == 0; // no default namespace declared: no namespace
-	return NULL;
-}
-
 static size_t mix(unsigned long long h, unsigned int cap) {
 	h *= 0x9E3779B97F4A7C15ull;
 	return (size_t)((h ^ h >> 29) & (cap - 1));
+}
+
+static size_t prefix_slot_of(const prefix_slot *t, unsigned int cap, const xmlChar *declaration) {
+	size_t i = mix((unsigned long long)(size_t)declaration, cap);
+	while (t[i].declaration && t[i].declaration != declaration) i = (i + 1) & (cap - 1);
+	return i;
+}
+
+// innermost is the slot of a prefix by its declaration's name, made (with no binding) if there is
+// none; NULL when memory runs out.
+static prefix_slot *innermost(einv_parser *p, const xmlChar *declaration) {
+	if (2 * (p->innermost_len + 1) > p->innermost_cap) {
+		unsigned int cap = p->innermost_cap ? 2 * p->innermost_cap : 32;
+		prefix_slot *t = calloc(cap, sizeof *t);
+		if (!t) return NULL;
+		for (unsigned int i = 0; i < p->innermost_cap; i++)
+			if (p->innermost[i].declaration) t[prefix_slot_of(t, cap, p->innermost[i].declaration)] = p->innermost[i];
+		free(p->innermost);
+		p->innermost = t;
+		p->innermost_cap = cap;
+	}
+	prefix_slot *slot = &p->innermost[prefix_slot_of(p->innermost, p->innermost_cap, declaration)];
+	if (!slot->declaration) {
+		*slot = (prefix_slot){ declaration, -1 };
+		p->innermost_len++;
+	}
+	return slot;
+}
+
+// ns_uri is the namespace of a prefix (the first len bytes of name; len 0: the default namespace) in
+// scope; *bound is 0 when the prefix is not declared. The name of a declaration of the prefix, if any
+// was read, is in libxml2's dictionary.
+static const xmlChar *ns_uri(einv_parser *p, const xmlChar *name, int len, int *bound) {
+	*bound = 1;
+	if (len == 3 && memcmp(name, "xml", 3) == 0) return p->ctxt->str_xml_ns;
+	xmlChar small[256], *declaration = (size_t)len + 6 <= sizeof small ? small : malloc((size_t)len + 6);
+	if (!declaration) return stop(p, EINV_STOP_OOM), NULL;
+	memcpy(declaration, len ? "xmlns:" : "xmlns", len ? 6 : 5);
+	memcpy(declaration + 6, name, (size_t)len);
+	const xmlChar *interned = xmlDictExists(p->ctxt->dict, declaration, len ? len + 6 : 5);
+	if (declaration != small) free(declaration);
+	if (interned && p->innermost_cap) {
+		const prefix_slot *slot = &p->innermost[prefix_slot_of(p->innermost, p->innermost_cap, interned)];
+		if (slot->declaration && slot->binding >= 0) return p->ns[slot->binding].uri;
+	}
+	*bound = len == 0; // no default namespace declared: no namespace
+	return NULL;
 }
 
 static size_t state_slot(const ns_state *t, unsigned int cap, int parent, const xmlChar *prefix, const xmlChar *uri) {
@@ -275,8 +326,13 @@ static size_t state_slot(const ns_state *t, unsigned int cap, int parent, const 
 }
 
 // next_state is the state after declaring prefix (NULL: the default namespace) as uri in state parent;
-// 0 when memory runs out.
+// UNNUMBERED past MAX_NS_STATES; 0 when memory runs out.
 static int next_state(einv_parser *p, int parent, const xmlChar *prefix, const xmlChar *uri) {
+	if (parent == UNNUMBERED) return UNNUMBERED;
+	if (p->states_len >= MAX_NS_STATES) {
+		const ns_state *known = &p->states[state_slot(p->states, p->states_cap, parent, prefix, uri)];
+		return known->id ? known->id : UNNUMBERED;
+	}
 	if (2 * (p->states_len + 1) > p->states_cap) {
 		unsigned int cap = p->states_cap ? 2 * p->states_cap : 64;
 		ns_state *t = calloc(cap, sizeof *t);
@@ -304,16 +360,18 @@ static size_t resolved_slot(const resolved_name *t, unsigned int cap, const xmlC
 static const resolved_name *resolve_new(einv_parser *p, const xmlChar *qname, int attribute);
 
 static inline const resolved_name *resolve(einv_parser *p, const xmlChar *qname, int attribute) {
-	if (p->resolved_cap) {
+	if (p->resolved_cap && p->ns_state != UNNUMBERED) {
 		resolved_name *e = &p->resolved[resolved_slot(p->resolved, p->resolved_cap, qname, p->ns_state, attribute)];
 		if (e->qname) return e;
 	}
 	return resolve_new(p, qname, attribute);
 }
 
-// resolve_new resolves a name not resolved before in this state, and remembers it.
+// resolve_new resolves a name not resolved before in this state, and remembers it (unless the state is
+// UNNUMBERED or the table is full: the name is then in unkept, until the next name is resolved).
 __attribute__((noinline)) static const resolved_name *resolve_new(einv_parser *p, const xmlChar *qname, int attribute) {
-	if (2 * (p->resolved_len + 1) > p->resolved_cap) {
+	int keep = p->ns_state != UNNUMBERED && p->resolved_len < MAX_RESOLVED;
+	if (keep && 2 * (p->resolved_len + 1) > p->resolved_cap) {
 		unsigned int cap = p->resolved_cap ? 2 * p->resolved_cap : 256;
 		resolved_name *t = calloc(cap, sizeof *t);
 		if (!t) return stop(p, EINV_STOP_OOM), NULL;
@@ -325,7 +383,7 @@ __attribute__((noinline)) static const resolved_name *resolve_new(einv_parser *p
 		p->resolved = t;
 		p->resolved_cap = cap;
 	}
-	resolved_name *e = &p->resolved[resolved_slot(p->resolved, p->resolved_cap, qname, p->ns_state, attribute)];
+	resolved_name *e = keep ? &p->resolved[resolved_slot(p->resolved, p->resolved_cap, qname, p->ns_state, attribute)] : &p->unkept;
 	int colon = qname_colon(qname), bound = 1;
 	if (colon == -2) return ns_error(p, "the name is not a QName", qname), NULL;
 	const xmlChar *uri = NULL; // an unprefixed attribute is in no namespace
@@ -334,7 +392,7 @@ __attribute__((noinline)) static const resolved_name *resolve_new(einv_parser *p
 	unsigned int name = name_number(p, uri, qname, colon);
 	if (!name) return stop(p, EINV_STOP_OOM), NULL;
 	*e = (resolved_name){ qname, p->ns_state, attribute, colon, uri, name };
-	p->resolved_len++;
+	p->resolved_len += keep;
 	return e;
 }
 
@@ -360,7 +418,7 @@ static int declare(einv_parser *p, const xmlChar *attname, const xmlChar *value)
 	xmlParserCtxtPtr c = p->ctxt;
 	const xmlChar *prefix = attname[5] == ':' ? attname + 6 : NULL;
 	const xmlChar *uri = value[0] ? xmlDictLookup(c->dict, value, -1) : NULL;
-	if (value[0] && !uri) return stop(p, EINV_STOP_OOM), 0;
+	if (value[0] && !uri) return stop(p, EINV_STOP_NAMES), 0; // the dictionary is full
 	int xml_prefix = prefix && strcmp((const char *)prefix, "xml") == 0;
 	if (xml_prefix && uri != c->str_xml_ns) return ns_error(p, "the xml prefix is bound to another namespace", value), 0;
 	if (xml_prefix) return 1; // the xml prefix is always bound: nothing to declare
@@ -369,8 +427,11 @@ static int declare(einv_parser *p, const xmlChar *attname, const xmlChar *value)
 	if (uri && strcmp((const char *)uri, xmlns_namespace) == 0) return ns_error(p, "the xmlns namespace cannot be bound", attname), 0;
 	if (prefix && !uri) return ns_error(p, "a prefix cannot be bound to an empty namespace", attname), 0;
 	if (uri && !valid_uri(p, uri) && !p->r->non_uri_line) p->r->non_uri_line = c->input ? c->input->line : 1; // noted, not refused
-	if (!reserve((void **)&p->ns, &p->ns_cap, (size_t)p->ns_len, 1, sizeof *p->ns)) return stop(p, EINV_STOP_OOM), 0;
-	p->ns[p->ns_len++] = (ns_binding){ prefix, prefix ? (int)strlen((const char *)prefix) : 0, uri };
+	prefix_slot *slot;
+	if (!reserve((void **)&p->ns, &p->ns_cap, (size_t)p->ns_len, 1, sizeof *p->ns) || !(slot = innermost(p, attname)))
+		return stop(p, EINV_STOP_OOM), 0;
+	p->ns[p->ns_len] = (ns_binding){ attname, uri, slot->binding };
+	slot->binding = p->ns_len++;
 	if (!(p->ns_state = next_state(p, p->ns_state, prefix, uri))) return stop(p, EINV_STOP_OOM), 0;
 	return 1;
 }
@@ -383,19 +444,25 @@ static void on_start(void *ctx, const xmlChar *qname, const xmlChar **atts) {
 	einv_parser *p = ((xmlParserCtxtPtr)ctx)->_private;
 	einv_result *r = p->r;
 	end_run(p, 1);
-	if (p->depth >= p->max_depth) {
+	if (p->depth >= p->lim.max_depth) {
 		r->stop_line = ((xmlParserCtxtPtr)ctx)->input->line;
 		return stop(p, EINV_STOP_DEEP);
 	}
 	// The element's own declarations first: they are in scope for its name and attributes.
-	int ns_start = p->ns_len, ns_state = p->ns_state, nb_attributes = 0;
+	int ns_start = p->ns_len, ns_state = p->ns_state, nb_attributes = 0, nb_declarations = 0;
 	for (const xmlChar **a = atts; a && a[0]; a += 2) {
 		if (!is_declaration(a[0])) {
 			nb_attributes++;
 			continue;
 		}
+		nb_declarations++;
 		if (a[0][5] == ':' && qname_colon(a[0]) < 0) return ns_error(p, "the name is not a QName", a[0]);
 		if (!declare(p, a[0], a[1])) return;
+	}
+	int written = nb_attributes + nb_declarations;
+	if (written > p->lim.crowded && (p->crowded += written) > p->lim.max_crowded) {
+		r->stop_line = ((xmlParserCtxtPtr)ctx)->input->line;
+		return stop(p, EINV_STOP_CROWDED);
 	}
 	const resolved_name *en = resolve(p, qname, 0);
 	if (!en) return;
@@ -435,7 +502,10 @@ static void on_end(void *ctx, const xmlChar *qname) {
 	end_run(p, 0);
 	open_element *o = &p->open[--p->depth];
 	p->nodes[o->id].last = (int)p->r->nodes_len - 1;
-	p->ns_len = o->ns_start;
+	for (; p->ns_len > o->ns_start; p->ns_len--) {
+		const ns_binding *b = &p->ns[p->ns_len - 1];
+		p->innermost[prefix_slot_of(p->innermost, p->innermost_cap, b->declaration)].binding = b->hides;
+	}
 	p->ns_state = o->ns_state;
 }
 
@@ -486,7 +556,7 @@ static void on_text(void *ctx, const xmlChar *ch, int len) {
 		return;
 	}
 	size_t start = p->run == RUN_BLANK ? p->blank_start : p->run == RUN_NONE ? r->data_len : (size_t)p->nodes[p->run].start;
-	if ((long)(r->data_len - start) + len > p->max_text) return stop(p, EINV_STOP_TEXT);
+	if ((long)(r->data_len - start) + len > p->lim.max_text) return stop(p, EINV_STOP_TEXT);
 	// libxml2's tree builder, which xmllint uses, refuses a text node past XML_MAX_TEXT_LENGTH bytes; the
 	// official rules' parser does not. Noted for the schema verdict, read on.
 	if ((long)(r->data_len - start) + len > XML_MAX_TEXT_LENGTH && !r->huge_text_line) r->huge_text_line = c->input ? c->input->line : 1;
@@ -547,11 +617,16 @@ static xmlEntityPtr on_entity(void *ctx, const xmlChar *name) {
 	return xmlGetPredefinedEntity(name);
 }
 
-static void on_error(void *ctx, xmlErrorPtr err) {
+// on_error receives libxml2's errors (its SAX1 interface reports them here, as text; the details are in
+// the context's lastError). The first one is recorded, and the parser stops there, as libxml2 itself
+// stops from version 2.13 on: it would otherwise read on with its handlers silenced, over markup that
+// crowded_tag may have read otherwise. The stop leaves libxml2's input in place, since the function
+// that raised the error may still be reading it.
+static void on_error(void *ctx, const char *msg, ...) {
 	xmlParserCtxtPtr c = ctx;
-	if (!c || !c->_private || !err) return;
+	if (!c || !c->_private) return;
 	einv_result *r = ((einv_parser *)c->_private)->r;
-	if (err->level == XML_ERR_WARNING) return;
+	const xmlError *err = &c->lastError;
 	r->errors++;
 	if (r->first_error[0] == 0) {
 		r->first_error_line = err->line;
@@ -563,6 +638,136 @@ static void on_error(void *ctx, xmlErrorPtr err) {
 			while (n > 0 && (r->first_error[n - 1] == '\n' || r->first_error[n - 1] == ' ')) r->first_error[--n] = 0;
 		}
 	}
+	c->instate = XML_PARSER_EOF;
+	c->disableSAX = 2;
+}
+
+// Attribute counts. libxml2 checks that no attribute of a start tag is written twice by comparing each
+// with every one before it, before any handler sees the tag: 200,000 attributes on one element take
+// it most of a minute. So the markup is looked over before libxml2 reads any element, and an element
+// with more than max_attributes attributes, or more than max_namespaces namespace declarations, stops
+// the parse there. (What the tags libxml2 then reads cost in all is bounded in on_start: einv_limits.)
+//
+// Each attribute takes at least five bytes (a blank, a name, "=" and two quotes), and no "<" can be
+// written inside a start tag, attribute values included: a tag past a limit leaves a run of more than
+// five times the limit bytes without a "<". Runs that long are looked for from the end of each window
+// backwards, which reads a few bytes per window in a typical document; only a document with such a run
+// (a long text, an embedded attachment, or a tag past a limit) has its markup read tag by tag.
+
+// long_run reports whether [s, end) holds n bytes in a row without a "<". Each window of n bytes starts
+// just after the last "<" of the window before; a run of n bytes is a window without one.
+static int long_run(const xmlChar *s, const xmlChar *end, size_t n) {
+	while ((size_t)(end - s) >= n) {
+		const xmlChar *lt = memrchr(s, '<', n);
+		if (!lt) return 1;
+		s = lt + 1;
+	}
+	return 0;
+}
+
+static inline int is_blank(xmlChar c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
+
+// past is where the first what (n bytes) at or after s ends, or NULL.
+static const xmlChar *past(const xmlChar *s, const xmlChar *end, const char *what, size_t n) {
+	const xmlChar *at = memmem(s, (size_t)(end - s), what, n);
+	return at ? at + n : NULL;
+}
+
+// past_quoted is where the quoted literal at s ends, or NULL.
+static const xmlChar *past_quoted(const xmlChar *s, const xmlChar *end) {
+	const xmlChar *q = memchr(s + 1, *s, (size_t)(end - s - 1));
+	return q ? q + 1 : NULL;
+}
+
+// past_declaration is where the markup declaration whose name starts at s ends: its ">", with quoted
+// literals passed over; NULL when it does not end.
+static const xmlChar *past_declaration(const xmlChar *s, const xmlChar *end) {
+	while (s && s < end && *s != '>') s = *s == '"' || *s == '\'' ? past_quoted(s, end) : s + 1;
+	return s && s < end ? s + 1 : NULL;
+}
+
+// past_doctype is where the document type declaration whose name starts at s ends: as a markup
+// declaration, with its internal subset (declarations, comments and processing instructions, to its
+// "]") passed over too.
+static const xmlChar *past_doctype(const xmlChar *s, const xmlChar *end) {
+	while (s && s < end && *s != '>' && *s != '[') s = *s == '"' || *s == '\'' ? past_quoted(s, end) : s + 1;
+	if (!s || s == end || *s == '>') return past_declaration(s, end);
+	for (s++; s && s < end && *s != ']';) {
+		if (*s != '<') s++;
+		else if (end - s >= 4 && memcmp(s, "<!--", 4) == 0) s = past(s + 4, end, "-->", 3);
+		else if (end - s >= 2 && s[1] == '?') s = past(s + 2, end, "?>", 2);
+		else s = past_declaration(s + 1, end);
+	}
+	return s && s < end ? past_declaration(s + 1, end) : NULL;
+}
+
+// crowded_tag is the first start tag in [s, end) with more than max_attributes attributes (*code
+// EINV_STOP_ATTRIBUTES) or more than max_namespaces namespace declarations (EINV_STOP_NAMESPACES), read
+// as libxml2 reads markup; NULL when there is none. Past the first error in the document the reading
+// may differ from libxml2's, which stops there (see on_error).
+static const xmlChar *crowded_tag(const xmlChar *s, const xmlChar *end, int max_attributes, int max_namespaces, int *code) {
+	while (s && s < end && (s = memchr(s, '<', (size_t)(end - s))) != NULL) {
+		const xmlChar *tag = s++;
+		if (s == end) break;
+		if (*s == '/') continue; // an end tag: nothing in it is markup
+		if (*s == '?') {
+			s = past(s + 1, end, "?>", 2);
+			continue;
+		}
+		if (*s == '!') {
+			if (end - s >= 3 && memcmp(s, "!--", 3) == 0) s = past(s + 3, end, "-->", 3);
+			else if (end - s >= 8 && memcmp(s, "![CDATA[", 8) == 0) s = past(s + 8, end, "]]>", 3);
+			else s = past_doctype(s + 1, end);
+			continue;
+		}
+		while (s < end && !is_blank(*s) && *s != '/' && *s != '>' && *s != '<') s++; // the element name
+		int attributes = 0, namespaces = 0;
+		for (;;) {
+			while (s < end && is_blank(*s)) s++;
+			if (s == end || *s == '>' || *s == '/' || *s == '<') break;
+			const xmlChar *name = s;
+			while (s < end && !is_blank(*s) && *s != '=' && *s != '>' && *s != '/' && *s != '<' && *s != '"' && *s != '\'') s++;
+			size_t n = (size_t)(s - name);
+			if (n >= 5 && memcmp(name, "xmlns", 5) == 0 && (n == 5 || name[5] == ':')) namespaces++;
+			else attributes++;
+			if (attributes > max_attributes || namespaces > max_namespaces) {
+				*code = attributes > max_attributes ? EINV_STOP_ATTRIBUTES : EINV_STOP_NAMESPACES;
+				return tag;
+			}
+			while (s < end && is_blank(*s)) s++;
+			if (s == end || *s != '=') break;
+			for (s++; s < end && is_blank(*s); s++) {}
+			if (s == end || (*s != '"' && *s != '\'')) break;
+			if (!(s = past_quoted(s, end))) return NULL;
+		}
+	}
+	return NULL;
+}
+
+// on_start_document runs when libxml2 has read the XML declaration, before any other markup: the rest of
+// the document is looked over for crowded elements (see long_run). A document read through a converter
+// has the rest converted first, as libxml2's next read would convert it.
+static void on_start_document(void *ctx) {
+	xmlParserCtxtPtr c = ctx;
+	einv_parser *p = c->_private;
+	xmlParserInputPtr in = c->input;
+	if (in->buf && in->buf->encoder) {
+		while (xmlParserInputBufferGrow(in->buf, 1 << 16) > 0) {}
+		size_t at = (size_t)(in->cur - in->base);
+		in->base = xmlBufContent(in->buf->buffer);
+		in->cur = in->base + at;
+		in->end = xmlBufEnd(in->buf->buffer);
+	}
+	int most = p->lim.max_attributes, most_ns = p->lim.max_namespaces;
+	size_t shortest = 5 * (size_t)(most < most_ns ? most : most_ns);
+	if (!long_run(in->cur, in->end, shortest)) return;
+	int code = 0;
+	const xmlChar *tag = crowded_tag(in->cur, in->end, most, most_ns, &code);
+	if (!tag) return;
+	int line = in->line;
+	for (const xmlChar *nl = in->cur; (nl = memchr(nl, '\n', (size_t)(tag - nl))) != NULL; nl++) line++;
+	p->r->stop_line = line;
+	stop(p, code);
 }
 
 // No external resource is ever loaded: every attempt to open one fails.
@@ -595,7 +800,8 @@ einv_parser *einv_parser_new(void) {
 	h->unparsedEntityDecl = on_unparsed_entity_decl;
 	h->attributeDecl = on_attribute_decl;
 	h->getEntity = on_entity;
-	h->serror = on_error;
+	h->error = on_error;
+	h->startDocument = on_start_document;
 	return p;
 }
 
@@ -611,6 +817,7 @@ void einv_parser_free(einv_parser *p) {
 	free(p->text);
 	free(p->open);
 	free(p->ns);
+	free(p->innermost);
 	free(p->att_names);
 	free(p->states);
 	free(p->resolved);
@@ -707,13 +914,14 @@ int einv_read_only(einv_parser *p, const char *data, int len) {
 	return ok;
 }
 
-void einv_parse(einv_parser *p, const char *data, int len, long max_text, int max_depth, int keep_blanks, einv_result *r) {
+void einv_parse(einv_parser *p, const char *data, int len, einv_limits lim, int keep_blanks, einv_result *r) {
 	memset(r, 0, sizeof *r);
 	p->r = r;
 	p->depth = 0;
 	p->ns_len = 0;
 	p->ns_state = 0;
-	if (p->states_len > MAX_NS_STATES || p->resolved_len > MAX_RESOLVED) {
+	for (unsigned int i = 0; i < p->innermost_cap; i++) p->innermost[i].binding = -1;
+	if (p->states_len >= MAX_NS_STATES || p->resolved_len >= MAX_RESOLVED) {
 		free(p->states);
 		free(p->resolved);
 		p->states = NULL;
@@ -721,21 +929,27 @@ void einv_parse(einv_parser *p, const char *data, int len, long max_text, int ma
 		p->states_cap = p->states_len = p->resolved_cap = p->resolved_len = 0;
 	}
 	p->run = RUN_NONE;
-	p->max_text = max_text;
-	p->max_depth = max_depth;
+	p->lim = lim;
+	p->crowded = 0;
 	p->keep_blanks = keep_blanks;
-	if (p->open_cap < max_depth + 1) {
-		open_element *o = realloc(p->open, sizeof *o * (size_t)(max_depth + 1));
+	if (p->open_cap < lim.max_depth + 1) {
+		open_element *o = realloc(p->open, sizeof *o * (size_t)(lim.max_depth + 1));
 		if (!o) { r->stopped = EINV_STOP_OOM; return; }
 		p->open = o;
-		p->open_cap = max_depth + 1;
+		p->open_cap = lim.max_depth + 1;
 	}
 
+	// libxml2 keeps the names it reads in a dictionary whose hash table stops growing at a few thousand
+	// buckets (before 2.12): looking a name up then takes time in proportion to the names it holds, and
+	// a document of distinct names would take time quadratic in its size. The dictionary is limited, and
+	// a name that does not fit stops the parse (libxml2 reports it as an allocation failure).
+	xmlDictSetLimit(p->ctxt->dict, lim.max_name_bytes);
 	if (!read_document(p, &p->handler, data, len)) {
 		r->stopped = EINV_STOP_OOM;
 		return;
 	}
 	xmlParserCtxtPtr c = p->ctxt;
+	if (!r->stopped && r->first_error_code == XML_ERR_NO_MEMORY) r->stopped = EINV_STOP_NAMES;
 	r->well_formed = c->wellFormed && c->nsWellFormed;
 	// The encoding the document was read in: the converter libxml2 chose (from a byte-order mark, the
 	// first bytes or the declaration, the mark winning over a declaration that disagrees), else the

@@ -18,7 +18,19 @@ typedef struct {
 	int start, end;
 } einv_attr;
 
-enum { EINV_STOP_DOCTYPE = 1, EINV_STOP_TEXT = 2, EINV_STOP_OOM = 3, EINV_STOP_DEEP = 4 };
+enum { EINV_STOP_DOCTYPE = 1, EINV_STOP_TEXT = 2, EINV_STOP_OOM = 3, EINV_STOP_DEEP = 4, EINV_STOP_ATTRIBUTES = 5,
+	EINV_STOP_NAMESPACES = 6, EINV_STOP_CROWDED = 7, EINV_STOP_NAMES = 8 };
+
+// What a parse may take (parse.go says why).
+typedef struct {
+	long max_text; // bytes of one text node
+	int max_depth;
+	int max_attributes, max_namespaces; // on one element (namespace declarations are counted apart)
+	// The elements with more than crowded attributes (namespace declarations included) may have at most
+	// max_crowded in all.
+	int crowded, max_crowded;
+	size_t max_name_bytes; // the limit set on libxml2's dictionary of names (see einv_parse)
+} einv_limits;
 
 // The outcome of one parse. The buffers belong to the parser and stay valid until its next parse.
 typedef struct {
@@ -51,7 +63,7 @@ typedef struct einv_parser einv_parser;
 void einv_init(void);
 einv_parser *einv_parser_new(void);
 void einv_parser_free(einv_parser *p);
-void einv_parse(einv_parser *p, const char *data, int len, long max_text, int max_depth, int keep_blanks, einv_result *r);
+void einv_parse(einv_parser *p, const char *data, int len, einv_limits lim, int keep_blanks, einv_result *r);
 int einv_read_only(einv_parser *p, const char *data, int len);
 void einv_layout(size_t *node_size, size_t *attr_size, size_t offsets[15]);
 

@@ -1,6 +1,7 @@
 package xsd
 
 import (
+	"context"
 	"fmt"
 	"slices"
 	"sync"
@@ -24,7 +25,14 @@ type validator struct {
 	errs  []Error
 	ids   map[string]bool
 	learn []*matched // verdicts worked out during this walk, remembered at its end
+
+	ctx     context.Context
+	visited int   // elements walked
+	stopped error // the context's error, once the walk has seen it done
 }
+
+// checkEvery is how many elements the walk visits between two looks at its context.
+const checkEvery = 1024
 
 // A content model's verdict on a sequence of child names is the same in every document, so verdicts
 // are remembered: matching the children of an element is then one lookup. At most maxVerdicts are
@@ -58,7 +66,13 @@ func verdictKey(typ int, names []xmltree.Name) uint64 {
 // a text node past 10,000,000 bytes: xmllint, whose verdict is the official one, reports them as errors
 // of libxml2's parser.
 func Validate(t *xmltree.Tree) []Error {
-	v := &validator{t: t}
+	errs, _ := ValidateContext(context.Background(), t)
+	return errs
+}
+
+// ValidateContext is Validate stopping early, with ctx.Err(), once ctx is done.
+func ValidateContext(ctx context.Context, t *xmltree.Tree) ([]Error, error) {
+	v := &validator{t: t, ctx: ctx}
 	root := t.Root()
 	if t.Info.NonURILine > 0 {
 		v.errs = append(v.errs, Error{Node: root, Line: t.Info.NonURILine, Message: "a namespace name is not a URI"})
@@ -75,7 +89,7 @@ func Validate(t *xmltree.Tree) []Error {
 	if !known {
 		q := t.QName(t.Name(root))
 		v.fail(root, "no UBL 2.1 schema for the document element {%s}%s", q.Space, q.Local)
-		return v.errs
+		return v.errs, nil
 	}
 	verdicts.RLock()
 	v.element(root, set.global[t.Name(root)], "strict")
@@ -89,7 +103,10 @@ func Validate(t *xmltree.Tree) []Error {
 		}
 		verdicts.Unlock()
 	}
-	return v.errs
+	if v.stopped != nil {
+		return nil, v.stopped
+	}
+	return v.errs, nil
 }
 
 // matchChildren is the verdict of complex type ti's content model on children with the names; the
@@ -115,7 +132,15 @@ func (v *validator) fail(n xmltree.NodeID, format string, args ...any) {
 	}
 }
 
-func (v *validator) done() bool { return len(v.errs) >= MaxErrors }
+// done reports whether the walk ends here: enough errors, or the context done.
+func (v *validator) done() bool { return len(v.errs) >= MaxErrors || v.stopped != nil }
+
+// visit counts an element walked, and every checkEvery elements looks at the context.
+func (v *validator) visit() {
+	if v.visited++; v.visited%checkEvery == 0 {
+		v.stopped = v.ctx.Err()
+	}
+}
 
 func (v *validator) label(n xmltree.NodeID) string {
 	q := v.t.QName(v.t.Name(n))
@@ -127,7 +152,7 @@ func (v *validator) label(n xmltree.NodeID) string {
 
 // element validates n as an instance of complex type ti.
 func (v *validator) element(n xmltree.NodeID, ti int, _ string) {
-	if v.done() {
+	if v.visit(); v.done() {
 		return
 	}
 	ct := &set.complex[ti]
@@ -194,6 +219,9 @@ func (v *validator) wildcardElement(n xmltree.NodeID, process string) {
 	}
 	if process == "strict" {
 		v.fail(n, "element %s is not declared", v.label(n))
+		return
+	}
+	if v.visit(); v.done() {
 		return
 	}
 	for c := v.t.FirstChild(n); c != xmltree.None; c = v.t.NextSibling(c) {
