@@ -329,3 +329,14 @@ func TestTokenRequestBodyIsSmall(t *testing.T) {
 		t.Fatalf("%d, %d bytes allocated for %d bytes", rec.Code, alloc, len(list))
 	}
 }
+
+// A creation that runs past server.request_timeout stops (validation included) and says so: 503 e369,
+// nothing stored.
+func TestRequestTimeoutStopsTheWork(t *testing.T) {
+	env := newDocEnv(t)
+	xml := string(buildXML(t, env, "T1", env.customer.NIF))
+	env.srv.cfg.HTTP.RequestTimeout = time.Nanosecond
+	expectError(t, env.post("/documentsUBL", env.entity, "application/xml", xml), 503, "e369")
+	env.srv.cfg.HTTP.RequestTimeout = 10 * time.Second
+	created(t, env.post("/documentsUBL", env.entity, "application/xml", xml)) // not there before: created, not edited
+}

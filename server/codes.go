@@ -93,6 +93,7 @@ var (
 	CodePDFUnsignable      = register("e364", http.StatusBadRequest, "O PDF não pode ser assinado: não é um PDF legível (danificado ou cifrado).", "The PDF cannot be signed: it is not a readable PDF (damaged or encrypted).")
 	CodeSealCannotSign     = register("e365", http.StatusBadRequest, "O selo da entidade não consegue assinar; o suporte tem de o verificar. Nada foi feito sem assinatura.", "The entity's seal cannot sign; support must check it. Nothing was made unsigned.")
 	CodeAmountMismatch     = register("e338", http.StatusBadRequest, "O valor enviado difere do calculado pelo serviço em mais de 0,01.", "The amount sent differs from the one the service computes by more than 0.01.")
+	CodeRequestTimeout     = register("e369", http.StatusServiceUnavailable, "O pedido excedeu o tempo máximo de processamento; nada foi feito.", "The request took longer than the service allows; nothing was done.")
 	CodeUsernameTaken      = register("e370", http.StatusBadRequest, "Esse nome de utilizador já existe.", "That username is taken.")
 	CodeWeakPassword       = register("e371", http.StatusBadRequest, "A palavra-passe tem de ter pelo menos 10 caracteres.", "The password must have at least 10 characters.")
 	CodeLoginFailed        = register("e372", http.StatusUnauthorized, "Utilizador ou palavra-passe errados.", "Wrong username or password.")

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"log/slog"
@@ -196,6 +197,9 @@ func codeFor(err error) *Code {
 	var mbe *http.MaxBytesError
 	if errors.As(err, &mbe) {
 		return CodeBodyTooLarge
+	}
+	if errors.Is(err, context.DeadlineExceeded) { // past server.request_timeout: the work was stopped
+		return CodeRequestTimeout
 	}
 	var he *echo.HTTPError
 	if errors.As(err, &he) {
