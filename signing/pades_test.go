@@ -11,7 +11,8 @@ import (
 	"testing"
 	"time"
 
-	"einvoice/internal/testtool"
+	"einvoice/signing/signingtest"
+	"einvoice/ubl/ubltest"
 )
 
 // minimalPDF is a one-page PDF with a classic cross-reference table.
@@ -40,7 +41,7 @@ func minimalPDF() []byte {
 
 // compressedPDF is the same PDF rewritten by qpdf with object and cross-reference streams.
 func compressedPDF(t *testing.T) []byte {
-	qpdf := testtool.Need(t, "qpdf")
+	qpdf := ubltest.Need(t, "qpdf")
 	dir := t.TempDir()
 	in, out := filepath.Join(dir, "in.pdf"), filepath.Join(dir, "out.pdf")
 	os.WriteFile(in, minimalPDF(), 0o600)
@@ -107,7 +108,7 @@ func TestPAdESRejectsTampering(t *testing.T) {
 }
 
 func TestPAdESCheckedByPdfsigQpdfAndOpenSSL(t *testing.T) {
-	pdfsig, qpdf, openssl := testtool.Need(t, "pdfsig"), testtool.Need(t, "qpdf"), testtool.Need(t, "openssl")
+	pdfsig, qpdf, openssl := ubltest.Need(t, "pdfsig"), ubltest.Need(t, "qpdf"), ubltest.Need(t, "openssl")
 	for name, pdf := range map[string][]byte{"table": minimalPDF(), "streams": compressedPDF(t)} {
 		t.Run(name, func(t *testing.T) {
 			signed, err := SignPDF(pdf, pki().seal, time.Now(), PDFOptions{Reason: "Fatura eletrónica"})
@@ -173,12 +174,12 @@ func trimDER(b []byte) []byte {
 // A PDF signed by openssl (PKCS#7 detached, the older /adbe.pkcs7.detached kind, signing time
 // included) verifies, as pdfsig agrees; a modified byte breaks it.
 func TestPKCS7SignedByOpenSSLVerifies(t *testing.T) {
-	pdfsig := testtool.Need(t, "pdfsig")
+	pdfsig := ubltest.Need(t, "pdfsig")
 	ours, err := SignPDF(minimalPDF(), pki().seal, time.Now(), PDFOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	signed := testtool.ResignedByOpenSSL(t, ours, testtool.WriteSeal(t, pki().seal.Signer, pki().seal.Certificate))
+	signed := signingtest.ResignedByOpenSSL(t, ours, signingtest.WriteSeal(t, pki().seal.Signer, pki().seal.Certificate))
 	infos, err := VerifyPDF(signed)
 	if err != nil || len(infos) != 1 || infos[0].Kind != "PKCS#7" {
 		t.Fatalf("verify: %v %+v", err, infos)

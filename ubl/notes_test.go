@@ -6,13 +6,13 @@ import (
 	"strings"
 	"testing"
 
-	"einvoice/internal/oracle"
+	"einvoice/ubl/internal/oracle"
 )
 
 // The document notes that CIUS-PT tags (BT-22, "#TAG#value#" and "#TAG-nnn#value#") are checked against
 // each other: counts, companions of the same index, duplicates. The corpus has no document that
 // breaks these rules, so these cases were worked out by hand from the official tests; with Saxon
-// installed, the official rules' transcription (internal/oracle) confirms each.
+// installed, the official rules' transcription (ubl/internal/oracle) confirms each.
 func TestNoteTagChecks(t *testing.T) {
 	cases := []struct {
 		name  string

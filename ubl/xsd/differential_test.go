@@ -8,9 +8,7 @@ import (
 	"regexp"
 	"testing"
 
-	"einvoice/internal/corpus"
-	"einvoice/internal/mutant"
-	"einvoice/internal/testtool"
+	"einvoice/ubl/ubltest"
 	"einvoice/ubl/xmltree"
 )
 
@@ -75,12 +73,12 @@ func mutate(doc string, r *rand.Rand) string {
 
 // Mutated corpus documents get the verdict xmllint gives with the official schemas.
 func TestAgreesWithXmllintOnMutations(t *testing.T) {
-	testtool.Need(t, "xmllint")
-	profiles, err := corpus.Profiles()
+	ubltest.Need(t, "xmllint")
+	profiles, err := ubltest.Profiles()
 	if err != nil {
 		t.Skip(err)
 	}
-	schemas, _ := corpus.SchemaDir()
+	schemas, _ := ubltest.SchemaDir()
 	var sources []string
 	for _, p := range profiles {
 		for _, e := range p.Expected {
@@ -115,9 +113,9 @@ func TestAgreesWithXmllintOnMutations(t *testing.T) {
 			os.WriteFile(f, []byte(doc), 0o600)
 			byRoot[root] = append(byRoot[root], f)
 		}
-		// And as many of the rule tests' variants (internal/mutant: elements copied into others,
+		// And as many of the rule tests' variants (ubltest.Variants: elements copied into others,
 		// renamed, attributes added), which found xs:language's pattern.
-		for k, v := range mutant.Variants(data, perSource, uint64(i)) {
+		for k, v := range ubltest.Variants(data, perSource, uint64(i)) {
 			f := filepath.Join(dir, fmt.Sprintf("v%04d-%d.xml", i, k))
 			os.WriteFile(f, v, 0o600)
 			byRoot[root] = append(byRoot[root], f)
@@ -125,7 +123,7 @@ func TestAgreesWithXmllintOnMutations(t *testing.T) {
 	}
 	total, disagree := 0, 0
 	for root, files := range byRoot {
-		official := testtool.SchemaValid(t, filepath.Join(schemas, "maindoc", "UBL-"+root+"-2.1.xsd"), files)
+		official := ubltest.SchemaValid(t, filepath.Join(schemas, "maindoc", "UBL-"+root+"-2.1.xsd"), files)
 		for _, f := range files {
 			data, _ := os.ReadFile(f)
 			got, errs, perr := valid(data)
