@@ -268,6 +268,7 @@ var unreachable = map[string]string{
 }
 
 func TestRulesAgreeWithTheTranscriptionOnTargetedEdits(t *testing.T) {
+	ubltest.Long(t)
 	for _, c := range []struct {
 		profile Profile
 		root    string

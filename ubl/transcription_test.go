@@ -27,6 +27,7 @@ import (
 // EINVOICE_VARIANTS_SEED changes them, and EINVOICE_VARIANTS_KEEP names a folder to keep the variants
 // that disagree in.
 func TestRulesAgreeWithTheTranscriptionOnVariants(t *testing.T) {
+	ubltest.Long(t)
 	per := envInt(t, "EINVOICE_VARIANTS", 24)
 	seed := envInt(t, "EINVOICE_VARIANTS_SEED", 0)
 	for _, profile := range []Profile{CIUSPT, PeppolOrder} {
@@ -73,6 +74,7 @@ func TestRulesAgreeWithTheTranscriptionOnVariants(t *testing.T) {
 // respelled in one form each, in turn; the rules must give the transcription's answer, and the schema
 // check xmllint's with the official schemas.
 func TestRespelledDocumentsGetTheOfficialAnswers(t *testing.T) {
+	ubltest.Long(t)
 	ubltest.Need(t, "xmllint")
 	schemas, err := ubltest.SchemaDir()
 	if err != nil {
@@ -140,7 +142,7 @@ func schemaVerdicts(t *testing.T, schema string, docs map[string][]byte) map[str
 
 // Where XPath lets a processor choose (whether an operand is evaluated at all, how an untyped value
 // compares with a number), the engine answers as Saxon does. Each case holds a document small enough to
-// read and the official answer; with Saxon installed, the answer is put to the transcription as well.
+// read and the official answer; with the long tests on, the answer is put to the transcription as well.
 func TestEvaluationFollowsSaxon(t *testing.T) {
 	heads := map[Profile][2]string{
 		CIUSPT:      {invoiceStart, `</Invoice>`},
@@ -228,21 +230,24 @@ func TestEvaluationFollowsSaxon(t *testing.T) {
 			t.Errorf("%s: %s fires %d times (-1: no verdict), Saxon %d", tc.name, tc.rule, got, tc.fires)
 		}
 	}
-	official := map[Profile]map[string]oracle.Result{}
-	for _, profile := range []Profile{CIUSPT, PeppolOrder} {
-		_, xsl := transcription(t, profile)
-		official[profile] = oracle.Run(t, xsl, docs[profile])
-	}
-	for i, tc := range cases {
-		r := official[tc.profile][fmt.Sprintf("%02d.xml", i)]
-		got := r.Fatal[tc.rule]
-		if r.Error {
-			got = -1
+	t.Run("transcription", func(t *testing.T) {
+		ubltest.Long(t)
+		official := map[Profile]map[string]oracle.Result{}
+		for _, profile := range []Profile{CIUSPT, PeppolOrder} {
+			_, xsl := transcription(t, profile)
+			official[profile] = oracle.Run(t, xsl, docs[profile])
 		}
-		if got != tc.fires {
-			t.Errorf("%s: the transcription says %s fires %d times, the case %d", tc.name, tc.rule, got, tc.fires)
+		for i, tc := range cases {
+			r := official[tc.profile][fmt.Sprintf("%02d.xml", i)]
+			got := r.Fatal[tc.rule]
+			if r.Error {
+				got = -1
+			}
+			if got != tc.fires {
+				t.Errorf("%s: the transcription says %s fires %d times, the case %d", tc.name, tc.rule, got, tc.fires)
+			}
 		}
-	}
+	})
 }
 
 // transcription is a profile's corpus and its rules as XSLT.
@@ -364,6 +369,7 @@ func BenchmarkSideBySide(b *testing.B) {
 // 1.00, 1.01, 0.99, 0.005…, with prices of up to five decimals, negative amounts and base quantities
 // such as 3, 7 and 0.3 whose division does not end.
 func TestLineArithmeticAgreesWithTheTranscription(t *testing.T) {
+	ubltest.Long(t)
 	rng := rand.New(rand.NewPCG(7, 1))
 	number := func() string {
 		switch rng.IntN(6) {
@@ -436,6 +442,7 @@ func TestLineArithmeticAgreesWithTheTranscription(t *testing.T) {
 // names it reads and names it does not, and UTF-16 documents declared in several ways, the rules give
 // no verdict exactly where the transcription on Saxon (on the JDK's parser) gives none.
 func TestEncodingNamesAsTheOfficialParser(t *testing.T) {
+	ubltest.Long(t)
 	_, xsl := transcription(t, CIUSPT)
 	plain := string(generatedInvoice(2))
 	body := plain[strings.Index(plain, "?>")+2:] // ASCII: every encoding below reads these bytes alike
@@ -477,6 +484,7 @@ func TestEncodingNamesAsTheOfficialParser(t *testing.T) {
 // transcription's answer on every variant. EINVOICE_EXERCISE_DOCS sets how many documents of each kind
 // (default 1).
 func TestRulesAgreeWithTheTranscriptionOnExercisedAsserts(t *testing.T) {
+	ubltest.Long(t)
 	per := envInt(t, "EINVOICE_EXERCISE_DOCS", 1)
 	for _, profile := range []Profile{CIUSPT, PeppolOrder} {
 		t.Run(string(profile), func(t *testing.T) {

@@ -12,6 +12,7 @@ import (
 
 // The transcription must give the official results on every corpus file before it may judge others.
 func TestTranscriptionGivesTheOfficialResults(t *testing.T) {
+	ubltest.Long(t)
 	profiles, err := ubltest.Profiles()
 	if err != nil {
 		t.Skip(err)
@@ -29,6 +30,7 @@ func TestTranscriptionGivesTheOfficialResults(t *testing.T) {
 
 // So must its SVRL form, which the side-by-side timing runs.
 func TestReportGivesTheOfficialResults(t *testing.T) {
+	ubltest.Long(t)
 	profiles, err := ubltest.Profiles()
 	if err != nil {
 		t.Skip(err)
@@ -78,6 +80,7 @@ func orEmpty(m map[string]int) map[string]int {
 // The side-by-side harness compiles, runs the schema and the rules on documents in one JVM, and reports
 // every round it ran.
 func TestTimeOfficialLike(t *testing.T) {
+	ubltest.Long(t)
 	profiles, err := ubltest.Profiles()
 	if err != nil {
 		t.Skip(err)
