@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"einvoice/internal/testtool"
+	"einvoice/mailer/mailertest"
 	"einvoice/store"
 	"einvoice/ubl"
 )
@@ -243,7 +243,7 @@ func BenchmarkStatesReport(b *testing.B) {
 //	go test ./server -run XXX -bench Deliver1000Emails -benchtime 3x
 func BenchmarkDeliver1000Emails(b *testing.B) {
 	env := benchEnv(b)
-	smtpServer := testtool.StartSMTP(b)
+	smtpServer := mailertest.StartSMTP(b)
 	env.srv.cfg.Mail = DefaultMail()
 	env.srv.cfg.Mail.SMTP.Host, env.srv.cfg.Mail.SMTP.Port, env.srv.cfg.Mail.SMTP.TLS = smtpServer.Host, smtpServer.Port, "none"
 	env.postXML(b, typicalXML(b, env, "FT MAIL/1"))

@@ -26,16 +26,17 @@ import (
 	"github.com/emersion/go-imap/v2/imapserver/imapmemserver"
 	gosmtp "github.com/emersion/go-smtp"
 
-	"einvoice/internal/testtool"
 	"einvoice/mailer"
+	"einvoice/mailer/mailertest"
 	"einvoice/signing"
 	"einvoice/store"
+	"einvoice/ubl/ubltest"
 )
 
 // mailEnv is a document env whose mail goes to a real SMTP server on loopback.
-func mailEnv(t *testing.T, tweak ...func(*Config)) (*docEnv, *testtool.SMTPServer) {
+func mailEnv(t *testing.T, tweak ...func(*Config)) (*docEnv, *mailertest.SMTPServer) {
 	t.Helper()
-	smtpServer := testtool.StartSMTP(t)
+	smtpServer := mailertest.StartSMTP(t)
 	env := newDocEnv(t, append([]func(*Config){func(c *Config) {
 		c.Mail.SMTP.Host, c.Mail.SMTP.Port, c.Mail.SMTP.TLS = smtpServer.Host, smtpServer.Port, "none"
 		c.Mail.FromAddress, c.Mail.ReturnPath = "faturas@einvoice.example", "bounces@einvoice.example"
@@ -468,7 +469,7 @@ func TestEmailQueueUsesFewConnections(t *testing.T) {
 
 // The PDF a customer gets verifies with the independent checker too.
 func TestEmailedPDFVerifiesWithPdfsig(t *testing.T) {
-	pdfsig := testtool.Need(t, "pdfsig")
+	pdfsig := ubltest.Need(t, "pdfsig")
 	env, smtpServer := mailEnv(t)
 	env.giveSeal(issuerSeal())
 	created(t, env.post("/documents", env.entity, "application/json", invoiceJSON("M7", env.customer.NIF, `, "send_by_email": 1`)))
@@ -546,7 +547,7 @@ func TestReturnedMailFromTheMailbox(t *testing.T) {
 // The SMTP transport upgrades to TLS with STARTTLS and logs in; a wrong password is the installation's
 // problem, not the address's: the mail stays queued for another try.
 func TestEmailOverSTARTTLSWithLogin(t *testing.T) {
-	smtpServer := testtool.StartSMTPWithTLS(t, "einvoice", "s3gredo")
+	smtpServer := mailertest.StartSMTPWithTLS(t, "einvoice", "s3gredo")
 	env := newDocEnv(t, func(c *Config) {
 		c.Mail.SMTP = mailer.SMTPConfig{Host: smtpServer.Host, Port: smtpServer.Port, TLS: "starttls", Insecure: true,
 			Username: "einvoice", Password: "wrong", Timeout: 5 * time.Second}
@@ -563,7 +564,7 @@ func TestEmailOverSTARTTLSWithLogin(t *testing.T) {
 		t.Fatalf("right password: %v", e)
 	}
 	// Without TLS the transport refuses to send when STARTTLS is required and not offered.
-	plain := testtool.StartSMTP(t)
+	plain := mailertest.StartSMTP(t)
 	env.srv.cfg.Mail.SMTP = mailer.SMTPConfig{Host: plain.Host, Port: plain.Port, TLS: "starttls", Timeout: 5 * time.Second}
 	id = created(t, env.post("/documents", env.entity, "application/json", invoiceJSON("T2", env.customer.NIF, `, "send_by_email": 1`)))
 	env.srv.now = time.Now

@@ -13,10 +13,11 @@ import (
 	"testing"
 	"time"
 
-	"einvoice/internal/testtool"
 	"einvoice/signing"
+	"einvoice/signing/signingtest"
 	"einvoice/store"
 	"einvoice/ubl"
+	"einvoice/ubl/ubltest"
 )
 
 // issuerSeal is a seal of the test issuer (508025338), made once per run.
@@ -142,8 +143,8 @@ func TestServiceSignsWithTheIssuersSeal(t *testing.T) {
 
 // checkWithIndependentVerifiers runs xmlsec1, xadesjs, pdfsig and qpdf over what the service signed.
 func checkWithIndependentVerifiers(t *testing.T, xml, pdf []byte) {
-	xmlsec, pdfsig, qpdf := testtool.Need(t, "xmlsec1"), testtool.Need(t, "pdfsig"), testtool.Need(t, "qpdf")
-	files := testtool.WriteSeal(t, issuerSeal().Signer, issuerSeal().Certificate)
+	xmlsec, pdfsig, qpdf := ubltest.Need(t, "xmlsec1"), ubltest.Need(t, "pdfsig"), ubltest.Need(t, "qpdf")
+	files := signingtest.WriteSeal(t, issuerSeal().Signer, issuerSeal().Certificate)
 	dir := t.TempDir()
 	xmlFile, pdfFile := filepath.Join(dir, "signed.xml"), filepath.Join(dir, "signed.pdf")
 	os.WriteFile(xmlFile, xml, 0o600)
@@ -153,7 +154,7 @@ func checkWithIndependentVerifiers(t *testing.T, xml, pdf []byte) {
 	if err != nil || !strings.Contains(string(out), "SignedInfo References (ok/all): 2/2") {
 		t.Fatalf("xmlsec1: %v\n%s", err, out)
 	}
-	if msg, err := testtool.Xadesjs(t, "verify", xmlFile); err != nil || msg != "valid" {
+	if msg, err := signingtest.Xadesjs(t, "verify", xmlFile); err != nil || msg != "valid" {
 		t.Fatalf("xadesjs: %v %s", err, msg)
 	}
 	out, _ = exec.Command(pdfsig, pdfFile).CombinedOutput()
@@ -253,11 +254,11 @@ func TestSelfSigningIssuersSignaturesAreVerified(t *testing.T) {
 		t.Fatal("the issuer's signed XML was not kept as sent")
 	}
 
-	files := testtool.WriteSeal(t, seal.Signer, seal.Certificate)
+	files := signingtest.WriteSeal(t, seal.Signer, seal.Certificate)
 	dir := t.TempDir()
 	in, out := filepath.Join(dir, "in.xml"), filepath.Join(dir, "out.xml")
-	os.WriteFile(in, testtool.WithUBLSignatureSlot(buildXML(t, env, "A2", env.customer.NIF)), 0o600)
-	if msg, err := testtool.Xadesjs(t, "sign", in, files.KeyDER, files.CertDER, out); err != nil {
+	os.WriteFile(in, signingtest.WithUBLSignatureSlot(buildXML(t, env, "A2", env.customer.NIF)), 0o600)
+	if msg, err := signingtest.Xadesjs(t, "sign", in, files.KeyDER, files.CertDER, out); err != nil {
 		t.Fatalf("xadesjs sign: %v %s", err, msg)
 	}
 	byXadesjs, _ := os.ReadFile(out)
@@ -271,7 +272,7 @@ func TestSelfSigningIssuersSignaturesAreVerified(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	opensslPDF := testtool.ResignedByOpenSSL(t, padesPDF, files)
+	opensslPDF := signingtest.ResignedByOpenSSL(t, padesPDF, files)
 	flipped := append([]byte{}, padesPDF...)
 	flipped[len(visual)/2] ^= 0x20
 	cases := []struct {

@@ -263,12 +263,19 @@ func VerifyPDF(pdf []byte) ([]SignatureInfo, error) {
 	root, _ := f.resolve(f.trailer.get("Root"), 0).(pdfDict)
 	form, _ := f.resolve(root.get("AcroForm"), 0).(pdfDict)
 	var sigs []pdfDict
+	walked := map[pdfRef]bool{} // a field tree that shares or loops back to a field is walked once
 	var walk func(fields pdfArray, depth int)
 	walk = func(fields pdfArray, depth int) {
 		if depth > pdfMaxDepth {
 			return
 		}
 		for _, fv := range fields {
+			if ref, ok := fv.(pdfRef); ok {
+				if walked[ref] {
+					continue
+				}
+				walked[ref] = true
+			}
 			field, ok := f.resolve(fv, 0).(pdfDict)
 			if !ok {
 				continue
@@ -285,6 +292,9 @@ func VerifyPDF(pdf []byte) ([]SignatureInfo, error) {
 	walk(fields, 0)
 	if len(sigs) == 0 {
 		return nil, ErrNoSignature
+	}
+	if len(sigs) > pdfMaxSignatures {
+		return nil, invalid("more than %d signatures", pdfMaxSignatures)
 	}
 	var out []SignatureInfo
 	for i, s := range sigs {
@@ -317,7 +327,7 @@ func verifyPDFSignature(pdf []byte, f *pdfFile, s pdfDict) (SignatureInfo, error
 		r[i] = n
 	}
 	n := int64(len(pdf))
-	if r[0] != 0 || r[1] > r[2] || r[2]+r[3] > n || r[1] >= n || pdf[r[1]] != '<' || pdf[r[2]-1] != '>' {
+	if r[0] != 0 || r[1] >= n || r[2] < r[1]+2 || r[2] > n || r[3] > n-r[2] || pdf[r[1]] != '<' || pdf[r[2]-1] != '>' {
 		return SignatureInfo{}, invalid("the byte range does not leave out exactly the signature")
 	}
 	// The gap must be this signature's /Contents and nothing else.

@@ -11,36 +11,43 @@ import (
 	"testing"
 	"time"
 
-	"einvoice/internal/testtool"
+	"einvoice/signing/signingtest"
+	"einvoice/ubl/ubltest"
 )
 
 // minimalPDF is a one-page PDF with a classic cross-reference table.
 func minimalPDF() []byte {
-	var b bytes.Buffer
-	offsets := []int{}
-	obj := func(s string) {
-		offsets = append(offsets, b.Len())
-		fmt.Fprintf(&b, "%d 0 obj\n%s\nendobj\n", len(offsets), s)
-	}
-	b.WriteString("%PDF-1.7\n%\xe2\xe3\xcf\xd3\n")
-	obj("<< /Type /Catalog /Pages 2 0 R >>")
-	obj("<< /Type /Pages /Kids [3 0 R] /Count 1 >>")
-	obj("<< /Type /Page /Parent 2 0 R /MediaBox [0 0 595 842] /Contents 4 0 R /Resources << /Font << /F1 5 0 R >> >> >>")
 	content := "BT /F1 24 Tf 72 760 Td (Fatura FT 2026/1) Tj ET"
-	obj(fmt.Sprintf("<< /Length %d >>\nstream\n%s\nendstream", len(content), content))
-	obj("<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>")
+	return pdfOf(
+		"<< /Type /Catalog /Pages 2 0 R >>",
+		"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
+		"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 595 842] /Contents 4 0 R /Resources << /Font << /F1 5 0 R >> >> >>",
+		fmt.Sprintf("<< /Length %d >>\nstream\n%s\nendstream", len(content), content),
+		"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>")
+}
+
+// pdfOf is a PDF of the objects, numbered from 1 (the first is the catalog), with a classic
+// cross-reference table.
+func pdfOf(objects ...string) []byte {
+	var b bytes.Buffer
+	b.WriteString("%PDF-1.7\n%\xe2\xe3\xcf\xd3\n")
+	offsets := make([]int, len(objects))
+	for i, o := range objects {
+		offsets[i] = b.Len()
+		fmt.Fprintf(&b, "%d 0 obj\n%s\nendobj\n", i+1, o)
+	}
 	xref := b.Len()
-	fmt.Fprintf(&b, "xref\n0 %d\n0000000000 65535 f \n", len(offsets)+1)
+	fmt.Fprintf(&b, "xref\n0 %d\n0000000000 65535 f \n", len(objects)+1)
 	for _, o := range offsets {
 		fmt.Fprintf(&b, "%010d 00000 n \n", o)
 	}
-	fmt.Fprintf(&b, "trailer\n<< /Size %d /Root 1 0 R /ID [<01020304> <01020304>] >>\nstartxref\n%d\n%%%%EOF\n", len(offsets)+1, xref)
+	fmt.Fprintf(&b, "trailer\n<< /Size %d /Root 1 0 R /ID [<01020304> <01020304>] >>\nstartxref\n%d\n%%%%EOF\n", len(objects)+1, xref)
 	return b.Bytes()
 }
 
 // compressedPDF is the same PDF rewritten by qpdf with object and cross-reference streams.
 func compressedPDF(t *testing.T) []byte {
-	qpdf := testtool.Need(t, "qpdf")
+	qpdf := ubltest.Need(t, "qpdf")
 	dir := t.TempDir()
 	in, out := filepath.Join(dir, "in.pdf"), filepath.Join(dir, "out.pdf")
 	os.WriteFile(in, minimalPDF(), 0o600)
@@ -106,8 +113,49 @@ func TestPAdESRejectsTampering(t *testing.T) {
 	}
 }
 
+// Every signature is checked over the whole file, so a file may carry a bounded number of them.
+func TestVerifyPDFChecksABoundedNumberOfSignatures(t *testing.T) {
+	pdf := minimalPDF()
+	for n := 1; n <= pdfMaxSignatures+1; n++ {
+		var err error
+		if pdf, err = SignPDF(pdf, pki().ecSeal, time.Now(), PDFOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := VerifyPDF(pdf); !errors.Is(err, ErrInvalidSignature) {
+		t.Fatalf("%d signatures: %v", pdfMaxSignatures+1, err)
+	}
+	// The same file without its last update.
+	withoutLast := pdf[:bytes.LastIndex(pdf[:bytes.LastIndex(pdf, []byte("%%EOF"))], []byte("%%EOF"))+len("%%EOF\n")]
+	if infos, err := VerifyPDF(withoutLast); err != nil || len(infos) != pdfMaxSignatures {
+		t.Fatalf("%d signatures: %d verified, %v", pdfMaxSignatures, len(infos), err)
+	}
+}
+
+// However many references lead to an object, it is read once: without that, a field list of 20,000
+// references to one large object (every object number at its offset in the cross-reference table)
+// would have it read 20,000 times (20 GB), and the verification would not end.
+func TestVerifyPDFReadsEachObjectOnce(t *testing.T) {
+	const refs = 20_000
+	var fields strings.Builder
+	for i := range refs {
+		fmt.Fprintf(&fields, "%d 0 R ", i+2)
+	}
+	body := pdfOf("<< /Type /Catalog /AcroForm << /Fields ["+fields.String()+"] >> >>", "<< /A ["+strings.Repeat("0 ", 1<<19)+"] >>")
+	body = body[:bytes.LastIndex(body, []byte("xref\n"))]
+	var b bytes.Buffer
+	b.Write(body)
+	fmt.Fprintf(&b, "xref\n0 %d\n0000000000 65535 f \n%010d 00000 n \n", refs+2, bytes.Index(body, []byte("1 0 obj")))
+	large := fmt.Sprintf("%010d 00000 n \n", bytes.Index(body, []byte("2 0 obj")))
+	b.WriteString(strings.Repeat(large, refs))
+	fmt.Fprintf(&b, "trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n", refs+2, len(body))
+	if _, err := VerifyPDF(b.Bytes()); !errors.Is(err, ErrNoSignature) {
+		t.Fatal(err)
+	}
+}
+
 func TestPAdESCheckedByPdfsigQpdfAndOpenSSL(t *testing.T) {
-	pdfsig, qpdf, openssl := testtool.Need(t, "pdfsig"), testtool.Need(t, "qpdf"), testtool.Need(t, "openssl")
+	pdfsig, qpdf, openssl := ubltest.Need(t, "pdfsig"), ubltest.Need(t, "qpdf"), ubltest.Need(t, "openssl")
 	for name, pdf := range map[string][]byte{"table": minimalPDF(), "streams": compressedPDF(t)} {
 		t.Run(name, func(t *testing.T) {
 			signed, err := SignPDF(pdf, pki().seal, time.Now(), PDFOptions{Reason: "Fatura eletrónica"})
@@ -173,12 +221,12 @@ func trimDER(b []byte) []byte {
 // A PDF signed by openssl (PKCS#7 detached, the older /adbe.pkcs7.detached kind, signing time
 // included) verifies, as pdfsig agrees; a modified byte breaks it.
 func TestPKCS7SignedByOpenSSLVerifies(t *testing.T) {
-	pdfsig := testtool.Need(t, "pdfsig")
+	pdfsig := ubltest.Need(t, "pdfsig")
 	ours, err := SignPDF(minimalPDF(), pki().seal, time.Now(), PDFOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	signed := testtool.ResignedByOpenSSL(t, ours, testtool.WriteSeal(t, pki().seal.Signer, pki().seal.Certificate))
+	signed := signingtest.ResignedByOpenSSL(t, ours, signingtest.WriteSeal(t, pki().seal.Signer, pki().seal.Certificate))
 	infos, err := VerifyPDF(signed)
 	if err != nil || len(infos) != 1 || infos[0].Kind != "PKCS#7" {
 		t.Fatalf("verify: %v %+v", err, infos)

@@ -11,7 +11,8 @@ import (
 
 // A small PDF reader: just what signing and verifying need. It follows the cross-reference chain
 // (tables, streams and hybrids), reads objects (also from object streams) and writes values back. It is
-// bounded against hostile files: nesting depth, object counts, decompressed sizes and reference loops.
+// bounded against hostile files: nesting depth, object counts, decompressed sizes and reference loops;
+// each object is read once, however many references lead to it.
 
 // PDF values: nil (null), bool, int64, float64, pdfName, pdfString, pdfArray, pdfDict, pdfRef, *pdfStream.
 type (
@@ -58,6 +59,7 @@ const (
 	pdfMaxObjects      = 1 << 20
 	pdfMaxDecompressed = 256 << 20
 	pdfMaxXrefSections = 1024
+	pdfMaxSignatures   = 64 // each one is checked over the whole file
 )
 
 var errPDF = errors.New("the PDF cannot be read")
@@ -81,6 +83,8 @@ type pdfFile struct {
 	lastXref    int64
 	xrefIsTable bool // the newest cross-reference section is a table (else a stream)
 	objStms     map[int]map[int]any
+	objects     map[int64]any // what was read at an offset: each object is read once
+	inflated    int           // bytes decompressed so far; the whole file may inflate to pdfMaxDecompressed
 }
 
 func parsePDF(data []byte) (*pdfFile, error) {
@@ -97,7 +101,7 @@ func parsePDF(data []byte) (*pdfFile, error) {
 	if !ok || off < 0 || off >= int64(len(data)) {
 		return nil, pdfErr("bad startxref")
 	}
-	f := &pdfFile{data: data, xref: map[int]xrefEntry{}, lastXref: off, objStms: map[int]map[int]any{}}
+	f := &pdfFile{data: data, xref: map[int]xrefEntry{}, lastXref: off, objStms: map[int]map[int]any{}, objects: map[int64]any{}}
 	seen := map[int64]bool{}
 	first := true
 	for off >= 0 {
@@ -170,7 +174,7 @@ func (f *pdfFile) readXrefSection(off int64) (pdfDict, bool, error) {
 			}
 		}
 	}
-	obj, err := f.readObjectAt(off)
+	obj, err := f.readObjectAt(off, 0)
 	if err != nil {
 		return pdfDict{}, false, err
 	}
@@ -178,7 +182,7 @@ func (f *pdfFile) readXrefSection(off int64) (pdfDict, bool, error) {
 	if !ok || st.dict.get("Type") != pdfName("XRef") {
 		return pdfDict{}, false, pdfErr("no cross-reference at %d", off)
 	}
-	data, err := f.decode(st)
+	data, err := f.decode(st, 0)
 	if err != nil {
 		return pdfDict{}, false, err
 	}
@@ -244,8 +248,8 @@ func (f *pdfFile) readXrefSection(off int64) (pdfDict, bool, error) {
 	return st.dict, false, nil
 }
 
-// readObjectAt reads "n g obj … endobj" at an offset.
-func (f *pdfFile) readObjectAt(off int64) (any, error) {
+// readObjectAt reads "n g obj … endobj" at an offset, depth references deep.
+func (f *pdfFile) readObjectAt(off int64, depth int) (any, error) {
 	if off < 0 || off >= int64(len(f.data)) {
 		return nil, pdfErr("object offset out of the file")
 	}
@@ -266,8 +270,8 @@ func (f *pdfFile) readObjectAt(off int64) (any, error) {
 			if lx.pos < len(f.data) && f.data[lx.pos] == '\n' {
 				lx.pos++
 			}
-			length, ok := f.resolve(d.get("Length"), 0).(int64)
-			if !ok || length < 0 || int64(lx.pos)+length > int64(len(f.data)) {
+			length, ok := f.resolve(d.get("Length"), depth).(int64)
+			if !ok || length < 0 || length > int64(len(f.data)-lx.pos) {
 				return nil, pdfErr("bad stream length")
 			}
 			return &pdfStream{dict: d, raw: f.data[lx.pos : int64(lx.pos)+length]}, lx.err
@@ -284,10 +288,14 @@ func (f *pdfFile) object(n, depth int) any {
 	}
 	switch e.kind {
 	case 1:
-		v, err := f.readObjectAt(e.offset)
-		if err != nil {
-			return nil
+		if v, read := f.objects[e.offset]; read {
+			return v
 		}
+		v, err := f.readObjectAt(e.offset, depth)
+		if err != nil {
+			v = nil
+		}
+		f.objects[e.offset] = v
 		return v
 	case 2:
 		objs, ok := f.objStms[e.stream]
@@ -307,7 +315,7 @@ func (f *pdfFile) readObjectStream(num, depth int) map[int]any {
 	if !ok {
 		return out
 	}
-	data, err := f.decode(st)
+	data, err := f.decode(st, depth)
 	if err != nil {
 		return out
 	}
@@ -328,7 +336,7 @@ func (f *pdfFile) readObjectStream(num, depth int) map[int]any {
 		pairs = append(pairs, pair{a, b})
 	}
 	for _, p := range pairs {
-		if first+p.off >= int64(len(data)) || p.off < 0 {
+		if p.off < 0 || p.off >= int64(len(data))-first {
 			continue
 		}
 		ol := &lexer{data: data, pos: int(first + p.off), f: f}
@@ -349,9 +357,10 @@ func (f *pdfFile) resolve(v any, depth int) any {
 	return nil
 }
 
-// decode returns a stream's data: unfiltered, or FlateDecode with the PNG predictors.
-func (f *pdfFile) decode(st *pdfStream) ([]byte, error) {
-	filter := f.resolve(st.dict.get("Filter"), 0)
+// decode returns a stream's data: unfiltered, or FlateDecode with the PNG predictors. depth is how
+// many references deep the stream is.
+func (f *pdfFile) decode(st *pdfStream, depth int) ([]byte, error) {
+	filter := f.resolve(st.dict.get("Filter"), depth)
 	if a, ok := filter.(pdfArray); ok && len(a) == 1 {
 		filter = a[0]
 	}
@@ -366,14 +375,16 @@ func (f *pdfFile) decode(st *pdfStream) ([]byte, error) {
 	if err != nil {
 		return nil, pdfErr("bad compressed stream")
 	}
-	data, err := io.ReadAll(io.LimitReader(zr, pdfMaxDecompressed+1))
+	remaining := pdfMaxDecompressed - f.inflated
+	data, err := io.ReadAll(io.LimitReader(zr, int64(remaining)+1))
 	if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) {
 		return nil, pdfErr("bad compressed stream")
 	}
-	if len(data) > pdfMaxDecompressed {
-		return nil, pdfErr("stream too large")
+	if len(data) > remaining {
+		return nil, pdfErr("the streams decompress to more than %d MB", pdfMaxDecompressed>>20)
 	}
-	parms, _ := f.resolve(st.dict.get("DecodeParms"), 0).(pdfDict)
+	f.inflated += len(data)
+	parms, _ := f.resolve(st.dict.get("DecodeParms"), depth).(pdfDict)
 	predictor, _ := parms.get("Predictor").(int64)
 	if predictor < 10 {
 		return data, nil
@@ -389,6 +400,9 @@ func (f *pdfFile) decode(st *pdfStream) ([]byte, error) {
 	bpc, ok := parms.get("BitsPerComponent").(int64)
 	if !ok {
 		bpc = 8
+	}
+	if columns < 1 || columns > 1<<20 || colors < 1 || colors > 32 || bpc < 1 || bpc > 16 {
+		return nil, pdfErr("bad predictor parameters")
 	}
 	return unpredictPNG(data, int((columns*colors*bpc+7)/8), int((colors*bpc+7)/8))
 }

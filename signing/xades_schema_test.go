@@ -7,10 +7,8 @@ import (
 	"testing"
 	"time"
 
-	"einvoice/internal/corpus"
-	"einvoice/internal/mutant"
-	"einvoice/internal/testtool"
 	"einvoice/ubl"
+	"einvoice/ubl/ubltest"
 )
 
 // A signed invoice is the one place the schema's lax wildcards meet content: the signature sits in
@@ -20,8 +18,8 @@ import (
 // changed, inside the signature too) are put to xmllint with the official schemas, and the validator
 // must give the same verdict on each.
 func TestSignedDocumentsGetTheOfficialSchemaVerdict(t *testing.T) {
-	testtool.Need(t, "xmllint")
-	schemas, err := corpus.SchemaDir()
+	ubltest.Need(t, "xmllint")
+	schemas, err := ubltest.SchemaDir()
 	if err != nil {
 		t.Skip(err)
 	}
@@ -32,7 +30,7 @@ func TestSignedDocumentsGetTheOfficialSchemaVerdict(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		docs := append([][]byte{signed}, mutant.Variants(signed, 400, uint64(len(name)))...)
+		docs := append([][]byte{signed}, ubltest.Variants(signed, 400, uint64(len(name)))...)
 		for k, doc := range docs {
 			f := filepath.Join(dir, fmt.Sprintf("%s-%03d.xml", name, k))
 			if err := os.WriteFile(f, doc, 0o600); err != nil {
@@ -41,7 +39,7 @@ func TestSignedDocumentsGetTheOfficialSchemaVerdict(t *testing.T) {
 			files = append(files, f)
 		}
 	}
-	official := testtool.SchemaValid(t, filepath.Join(schemas, "maindoc", "UBL-Invoice-2.1.xsd"), files)
+	official := ubltest.SchemaValid(t, filepath.Join(schemas, "maindoc", "UBL-Invoice-2.1.xsd"), files)
 	if !official[files[0]] {
 		t.Fatal("xmllint refuses the signed invoice itself")
 	}

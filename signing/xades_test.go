@@ -10,15 +10,15 @@ import (
 	"testing"
 	"time"
 
-	"einvoice/internal/corpus"
-	"einvoice/internal/testtool"
+	"einvoice/signing/signingtest"
 	"einvoice/ubl"
+	"einvoice/ubl/ubltest"
 )
 
 // sampleInvoice is a CIUS-PT invoice of the corpus that the official validator accepts.
 func sampleInvoice(t testing.TB) []byte {
 	t.Helper()
-	dir, err := corpus.Dir()
+	dir, err := ubltest.Dir()
 	if err != nil {
 		t.Skip(err)
 	}
@@ -99,7 +99,7 @@ func tamperSignatureValue(s string) string {
 
 // xmlsec1 verifies both references (the document and SignedProperties) with the certificate chain.
 func TestXAdESVerifiedByXmlsec1(t *testing.T) {
-	xmlsec := testtool.Need(t, "xmlsec1")
+	xmlsec := ubltest.Need(t, "xmlsec1")
 	signed, err := SignXML(sampleInvoice(t), pki().seal, time.Now(), XMLOptions{})
 	if err != nil {
 		t.Fatal(err)
@@ -132,10 +132,10 @@ func TestXAdESVerifiedByXadesjs(t *testing.T) {
 	good, bad := filepath.Join(dir, "good.xml"), filepath.Join(dir, "bad.xml")
 	os.WriteFile(good, signed, 0o600)
 	os.WriteFile(bad, bytes.Replace(signed, []byte(">24.60</cbc:PayableAmount>"), []byte(">24.70</cbc:PayableAmount>"), 1), 0o600)
-	if out, err := testtool.Xadesjs(t, "verify", good); err != nil || out != "valid" {
+	if out, err := signingtest.Xadesjs(t, "verify", good); err != nil || out != "valid" {
 		t.Fatalf("xadesjs on ours: %v %s", err, out)
 	}
-	if out, err := testtool.Xadesjs(t, "verify", bad); err == nil {
+	if out, err := signingtest.Xadesjs(t, "verify", bad); err == nil {
 		t.Fatalf("xadesjs accepted a tampered document: %s", out)
 	}
 }
@@ -143,12 +143,12 @@ func TestXAdESVerifiedByXadesjs(t *testing.T) {
 // A document xadesjs signed (its signature placed in the UBL extension) verifies with ours, and passes
 // the schema and the rules; tampered, it does not verify.
 func TestXadesjsSignaturesVerify(t *testing.T) {
-	doc := testtool.WithUBLSignatureSlot(sampleInvoice(t))
+	doc := signingtest.WithUBLSignatureSlot(sampleInvoice(t))
 	dir := t.TempDir()
 	in, out := filepath.Join(dir, "in.xml"), filepath.Join(dir, "out.xml")
 	os.WriteFile(in, doc, 0o600)
-	files := testtool.WriteSeal(t, pki().seal.Signer, pki().seal.Certificate)
-	if msg, err := testtool.Xadesjs(t, "sign", in, files.KeyDER, files.CertDER, out); err != nil {
+	files := signingtest.WriteSeal(t, pki().seal.Signer, pki().seal.Certificate)
+	if msg, err := signingtest.Xadesjs(t, "sign", in, files.KeyDER, files.CertDER, out); err != nil {
 		t.Fatalf("xadesjs sign: %v %s", err, msg)
 	}
 	signed, _ := os.ReadFile(out)

@@ -6,12 +6,12 @@ import (
 	"testing"
 	"time"
 
-	"einvoice/internal/corpus"
+	"einvoice/ubl/ubltest"
 )
 
-// typicalInvoices are the corpus's typical invoices (corpus.TypicalInvoices).
+// typicalInvoices are the corpus's typical invoices (ubltest.TypicalInvoices).
 func typicalInvoices(b *testing.B) [][]byte {
-	docs, err := corpus.TypicalInvoices()
+	docs, err := ubltest.TypicalInvoices()
 	if err != nil {
 		b.Skip(err)
 	}

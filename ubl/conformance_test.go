@@ -13,8 +13,8 @@ import (
 	"sync"
 	"testing"
 
-	"einvoice/internal/corpus"
 	"einvoice/ubl/rules"
+	"einvoice/ubl/ubltest"
 )
 
 // implemented is the set of rule ids a rule set defines.
@@ -67,7 +67,7 @@ type outcome struct {
 }
 
 // compare runs one profile's corpus and compares each file with the official result.
-func compare(t *testing.T, p corpus.Profile, profile Profile) []outcome {
+func compare(t *testing.T, p ubltest.Profile, profile Profile) []outcome {
 	ids := implemented(ruleSets[profile])
 	var out []outcome
 	for _, e := range p.Expected {
@@ -96,7 +96,7 @@ func compare(t *testing.T, p corpus.Profile, profile Profile) []outcome {
 	return out
 }
 
-func diffAll(e corpus.Expected, r *Result, ids map[string]bool) []string {
+func diffAll(e ubltest.Expected, r *Result, ids map[string]bool) []string {
 	var out []string
 	if d := diff(filter(e.Fatal, ids), filter(r.Fatal, ids)); d != "" {
 		out = append(out, "fatal: "+d)
@@ -112,7 +112,7 @@ func diffAll(e corpus.Expected, r *Result, ids map[string]bool) []string {
 // XSLT stops. It prints the agreement per folder and every disagreement, and fails when a profile agrees
 // on fewer than 99.5% of its files, or when any rule id disagrees.
 func TestConformance(t *testing.T) {
-	profiles, err := corpus.Profiles()
+	profiles, err := ubltest.Profiles()
 	if err != nil {
 		t.Skip(err)
 	}
@@ -164,7 +164,7 @@ func TestConformance(t *testing.T) {
 // Validations running side by side share the parsers, the trees' arrays, the evaluation contexts and
 // the remembered paths and verdicts: each must still get exactly the result it gets alone.
 func TestConcurrentValidationsAgreeWithSequential(t *testing.T) {
-	profiles, err := corpus.Profiles()
+	profiles, err := ubltest.Profiles()
 	if err != nil {
 		t.Skip(err)
 	}

@@ -7,7 +7,7 @@ import (
 	"testing"
 	"unicode/utf16"
 
-	"einvoice/internal/corpus"
+	"einvoice/ubl/ubltest"
 )
 
 // The service accepts UTF-8 without a byte-order mark only: a mark or another encoding is a finding of
@@ -92,7 +92,7 @@ func TestNamespaceNameNotAURI(t *testing.T) {
 // xmllint's verdicts by name.
 func checkSchemaAsXmllint(t *testing.T, docs map[string][]byte, want *Result) map[string]bool {
 	t.Helper()
-	schemas, err := corpus.SchemaDir()
+	schemas, err := ubltest.SchemaDir()
 	if err != nil {
 		t.Skip(err)
 	}

@@ -7,12 +7,12 @@ import (
 	"path/filepath"
 	"testing"
 
-	"einvoice/internal/corpus"
+	"einvoice/ubl/ubltest"
 )
 
 // The tables generated from the official artefacts are what their generators make of them today.
 func TestGeneratedTablesAreUpToDate(t *testing.T) {
-	dir, err := corpus.Dir()
+	dir, err := ubltest.Dir()
 	if err != nil {
 		t.Skip(err)
 	}

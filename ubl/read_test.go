@@ -5,9 +5,9 @@ import (
 	"path/filepath"
 	"testing"
 
-	"einvoice/internal/corpus"
-
 	"github.com/shopspring/decimal"
+
+	"einvoice/ubl/ubltest"
 )
 
 func TestReadGeneratedInvoice(t *testing.T) {
@@ -56,7 +56,7 @@ func TestReadRefusesMalformedAmounts(t *testing.T) {
 // Every document the official validators accept reads into a model whose lines add up to the line
 // total the rules checked (BR-CO-10).
 func TestReadAcceptedCorpusDocuments(t *testing.T) {
-	profiles, err := corpus.Profiles()
+	profiles, err := ubltest.Profiles()
 	if err != nil {
 		t.Skip(err)
 	}
@@ -95,7 +95,7 @@ func TestReadAcceptedCorpusDocuments(t *testing.T) {
 // Every accepted corpus invoice and credit note read into the model and written back passes the schema
 // and the rules: the model holds what the rules need, and Generate writes it in the schema's order.
 func TestGenerateRoundTripsAcceptedCorpusDocuments(t *testing.T) {
-	profiles, err := corpus.Profiles()
+	profiles, err := ubltest.Profiles()
 	if err != nil {
 		t.Skip(err)
 	}

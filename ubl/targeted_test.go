@@ -10,11 +10,11 @@ import (
 
 	"github.com/beevik/etree"
 
-	"einvoice/internal/corpus"
-	"einvoice/internal/oracle"
+	"einvoice/ubl/internal/oracle"
+	"einvoice/ubl/ubltest"
 )
 
-// The rule ids that fire on no corpus document and on no variant the generators make (mutant.Variants,
+// The rule ids that fire on no corpus document and on no variant the generators make (ubltest.Variants,
 // mutant.Exercise) are put to work here by hand: each gets edits of a clean corpus document aimed at it,
 // and a few near misses beside. The transcription of the official rules judges every variant, ours must
 // agree, and every id aimed at must fire officially on one of its variants, but for the ids the official
@@ -268,6 +268,7 @@ var unreachable = map[string]string{
 }
 
 func TestRulesAgreeWithTheTranscriptionOnTargetedEdits(t *testing.T) {
+	ubltest.Long(t)
 	for _, c := range []struct {
 		profile Profile
 		root    string
@@ -300,7 +301,7 @@ func TestRulesAgreeWithTheTranscriptionOnTargetedEdits(t *testing.T) {
 				docs[fmt.Sprintf("%02d-%s.xml", i, v.id)] = b
 			}
 			official := oracle.Run(t, xsl, docs)
-			schemas, err := corpus.SchemaDir()
+			schemas, err := ubltest.SchemaDir()
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -13,21 +13,21 @@ import (
 	"testing"
 	"time"
 
-	"einvoice/internal/corpus"
-	"einvoice/internal/mutant"
-	"einvoice/internal/oracle"
-	"einvoice/internal/testtool"
+	"einvoice/ubl/internal/mutant"
+	"einvoice/ubl/internal/oracle"
+	"einvoice/ubl/ubltest"
 )
 
-// The official rules, transcribed from the inventory and run by Saxon (internal/oracle: the
+// The official rules, transcribed from the inventory and run by Saxon (ubl/internal/oracle: the
 // transcription gives the official results on the whole corpus), judge variants of the corpus documents
-// made by small edits (internal/mutant): an element removed, repeated or moved, a value or an attribute
+// made by small edits (ubltest.Variants): an element removed, repeated or moved, a value or an attribute
 // changed. The rule engine, with the profile picked as the command picks it by default, must give the
 // same fatal and warning counts, and the same "no verdict", on every one. EINVOICE_VARIANTS sets how
 // many variants of each schema-valid document (default 24; each fourth schema-invalid case gives one);
 // EINVOICE_VARIANTS_SEED changes them, and EINVOICE_VARIANTS_KEEP names a folder to keep the variants
 // that disagree in.
 func TestRulesAgreeWithTheTranscriptionOnVariants(t *testing.T) {
+	ubltest.Long(t)
 	per := envInt(t, "EINVOICE_VARIANTS", 24)
 	seed := envInt(t, "EINVOICE_VARIANTS_SEED", 0)
 	for _, profile := range []Profile{CIUSPT, PeppolOrder} {
@@ -46,7 +46,7 @@ func TestRulesAgreeWithTheTranscriptionOnVariants(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				for k, v := range mutant.Variants(data, n, uint64(seed*100_000+i)) {
+				for k, v := range ubltest.Variants(data, n, uint64(seed*100_000+i)) {
 					docs[fmt.Sprintf("%04d-%03d.xml", i, k)] = v
 				}
 			}
@@ -68,14 +68,15 @@ func TestRulesAgreeWithTheTranscriptionOnVariants(t *testing.T) {
 	}
 }
 
-// Documents are written in many forms XML allows for the same content (internal/mutant.Respell:
+// Documents are written in many forms XML allows for the same content (mutant.Respell:
 // namespaces bound otherwise, CRLF, no or other indentation, comments before the document element…),
 // as other software writes them. Each corpus document and two variants of each schema-valid one are
 // respelled in one form each, in turn; the rules must give the transcription's answer, and the schema
 // check xmllint's with the official schemas.
 func TestRespelledDocumentsGetTheOfficialAnswers(t *testing.T) {
-	testtool.Need(t, "xmllint")
-	schemas, err := corpus.SchemaDir()
+	ubltest.Long(t)
+	ubltest.Need(t, "xmllint")
+	schemas, err := ubltest.SchemaDir()
 	if err != nil {
 		t.Skip(err)
 	}
@@ -90,7 +91,7 @@ func TestRespelledDocumentsGetTheOfficialAnswers(t *testing.T) {
 				}
 				sources := [][]byte{data}
 				if e.XSDValid {
-					sources = append(sources, mutant.Variants(data, 2, uint64(i))...)
+					sources = append(sources, ubltest.Variants(data, 2, uint64(i))...)
 				}
 				for k, src := range sources {
 					docs[fmt.Sprintf("%04d-%d-%d.xml", i, k, form)] = mutant.Respell(src, form)
@@ -133,7 +134,7 @@ func schemaVerdicts(t *testing.T, schema string, docs map[string][]byte) map[str
 		files = append(files, f)
 	}
 	valid := map[string]bool{}
-	for f := range testtool.SchemaValid(t, schema, files) {
+	for f := range ubltest.SchemaValid(t, schema, files) {
 		valid[filepath.Base(f)] = true
 	}
 	return valid
@@ -141,7 +142,7 @@ func schemaVerdicts(t *testing.T, schema string, docs map[string][]byte) map[str
 
 // Where XPath lets a processor choose (whether an operand is evaluated at all, how an untyped value
 // compares with a number), the engine answers as Saxon does. Each case holds a document small enough to
-// read and the official answer; with Saxon installed, the answer is put to the transcription as well.
+// read and the official answer; with the long tests on, the answer is put to the transcription as well.
 func TestEvaluationFollowsSaxon(t *testing.T) {
 	heads := map[Profile][2]string{
 		CIUSPT:      {invoiceStart, `</Invoice>`},
@@ -229,27 +230,30 @@ func TestEvaluationFollowsSaxon(t *testing.T) {
 			t.Errorf("%s: %s fires %d times (-1: no verdict), Saxon %d", tc.name, tc.rule, got, tc.fires)
 		}
 	}
-	official := map[Profile]map[string]oracle.Result{}
-	for _, profile := range []Profile{CIUSPT, PeppolOrder} {
-		_, xsl := transcription(t, profile)
-		official[profile] = oracle.Run(t, xsl, docs[profile])
-	}
-	for i, tc := range cases {
-		r := official[tc.profile][fmt.Sprintf("%02d.xml", i)]
-		got := r.Fatal[tc.rule]
-		if r.Error {
-			got = -1
+	t.Run("transcription", func(t *testing.T) {
+		ubltest.Long(t)
+		official := map[Profile]map[string]oracle.Result{}
+		for _, profile := range []Profile{CIUSPT, PeppolOrder} {
+			_, xsl := transcription(t, profile)
+			official[profile] = oracle.Run(t, xsl, docs[profile])
 		}
-		if got != tc.fires {
-			t.Errorf("%s: the transcription says %s fires %d times, the case %d", tc.name, tc.rule, got, tc.fires)
+		for i, tc := range cases {
+			r := official[tc.profile][fmt.Sprintf("%02d.xml", i)]
+			got := r.Fatal[tc.rule]
+			if r.Error {
+				got = -1
+			}
+			if got != tc.fires {
+				t.Errorf("%s: the transcription says %s fires %d times, the case %d", tc.name, tc.rule, got, tc.fires)
+			}
 		}
-	}
+	})
 }
 
 // transcription is a profile's corpus and its rules as XSLT.
-func transcription(t *testing.T, profile Profile) (corpus.Profile, []byte) {
+func transcription(t *testing.T, profile Profile) (ubltest.Profile, []byte) {
 	t.Helper()
-	profiles, err := corpus.Profiles()
+	profiles, err := ubltest.Profiles()
 	if err != nil {
 		t.Skip(err)
 	}
@@ -267,7 +271,7 @@ func transcription(t *testing.T, profile Profile) (corpus.Profile, []byte) {
 // inventory is a profile's rule inventory as the transcription reads it.
 func inventory(t *testing.T, profile Profile) oracle.Profile {
 	t.Helper()
-	dir, err := corpus.Dir()
+	dir, err := ubltest.Dir()
 	if err != nil {
 		t.Skip(err)
 	}
@@ -329,11 +333,11 @@ func deref(s *string) string {
 // with earlier runs, the rules alone writing only their ids.
 func BenchmarkSideBySide(b *testing.B) {
 	docs := typicalInvoices(b)
-	dir, err := corpus.Dir()
+	dir, err := ubltest.Dir()
 	if err != nil {
 		b.Skip(err)
 	}
-	schemas, _ := corpus.SchemaDir()
+	schemas, _ := ubltest.SchemaDir()
 	plain, err := oracle.Stylesheet(oracle.CIUSPT(dir))
 	if err != nil {
 		b.Fatal(err)
@@ -365,6 +369,7 @@ func BenchmarkSideBySide(b *testing.B) {
 // 1.00, 1.01, 0.99, 0.005…, with prices of up to five decimals, negative amounts and base quantities
 // such as 3, 7 and 0.3 whose division does not end.
 func TestLineArithmeticAgreesWithTheTranscription(t *testing.T) {
+	ubltest.Long(t)
 	rng := rand.New(rand.NewPCG(7, 1))
 	number := func() string {
 		switch rng.IntN(6) {
@@ -437,6 +442,7 @@ func TestLineArithmeticAgreesWithTheTranscription(t *testing.T) {
 // names it reads and names it does not, and UTF-16 documents declared in several ways, the rules give
 // no verdict exactly where the transcription on Saxon (on the JDK's parser) gives none.
 func TestEncodingNamesAsTheOfficialParser(t *testing.T) {
+	ubltest.Long(t)
 	_, xsl := transcription(t, CIUSPT)
 	plain := string(generatedInvoice(2))
 	body := plain[strings.Index(plain, "?>")+2:] // ASCII: every encoding below reads these bytes alike
@@ -472,12 +478,13 @@ func TestEncodingNamesAsTheOfficialParser(t *testing.T) {
 }
 
 // Each assert of the inventories is put to work on clean corpus documents of each kind
-// (internal/mutant.Exercise: what its test asks to be absent made present, a value's length bound reached
+// (mutant.Exercise: what its test asks to be absent made present, a value's length bound reached
 // and passed, tagged values well and badly formed, the literals it compares with put in the elements it
 // names). Most ids fire on no corpus document; here most fire, and the rules must give the
 // transcription's answer on every variant. EINVOICE_EXERCISE_DOCS sets how many documents of each kind
 // (default 1).
 func TestRulesAgreeWithTheTranscriptionOnExercisedAsserts(t *testing.T) {
+	ubltest.Long(t)
 	per := envInt(t, "EINVOICE_EXERCISE_DOCS", 1)
 	for _, profile := range []Profile{CIUSPT, PeppolOrder} {
 		t.Run(string(profile), func(t *testing.T) {
@@ -544,7 +551,7 @@ func distinctAsserts(t *testing.T, inv oracle.Profile) []oracle.Assert {
 
 // cleanDocuments are the first n clean documents (schema-valid, no fatal finding) of each document
 // element in a profile's corpus, or of one document element when root names it.
-func cleanDocuments(t *testing.T, p corpus.Profile, root string, n int) [][]byte {
+func cleanDocuments(t *testing.T, p ubltest.Profile, root string, n int) [][]byte {
 	t.Helper()
 	var out [][]byte
 	taken := map[string]int{}

@@ -18,7 +18,7 @@ import (
 	"testing"
 	"time"
 
-	"einvoice/internal/testtool"
+	"einvoice/mailer/mailertest"
 	"einvoice/server"
 )
 
@@ -328,7 +328,7 @@ func TestEndToEndWebhooksSurviveKill(t *testing.T) {
 // E-mail delivery through a real SMTP server survives a kill -9 in the middle: after the restart every
 // message arrives, none more than twice (once more at most, for those sent but not yet recorded).
 func TestEndToEndEmailsSurviveKill(t *testing.T) {
-	smtpServer := testtool.StartSMTP(t)
+	smtpServer := mailertest.StartSMTP(t)
 	release := smtpServer.HoldAfter(20) // the kill always lands in the middle of delivery
 	data := t.TempDir()
 	config := filepath.Join(t.TempDir(), "einvoice.toml")

@@ -9,8 +9,8 @@ import (
 	"strings"
 	"testing"
 
-	"einvoice/internal/corpus"
 	"einvoice/ubl"
+	"einvoice/ubl/ubltest"
 )
 
 // marshalledLine is the line as encoding/json writes it: the shape of expected/*.jsonl plus the
@@ -63,7 +63,7 @@ func TestJSONLineIsWhatEncodingJSONWrites(t *testing.T) {
 	}
 
 	// Every file of the corpus, its messages in both languages.
-	dir, err := corpus.Dir()
+	dir, err := ubltest.Dir()
 	if err != nil {
 		t.Skip(err)
 	}

@@ -9,14 +9,14 @@ import (
 	"testing"
 	"time"
 
-	"einvoice/internal/corpus"
 	"einvoice/signing"
+	"einvoice/ubl/ubltest"
 )
 
 // corpusInvoice copies a CIUS-PT sample of the conformance corpus into dir.
 func corpusInvoice(t *testing.T, dir string) string {
 	t.Helper()
-	root, err := corpus.Dir()
+	root, err := ubltest.Dir()
 	if err != nil {
 		t.Skip(err)
 	}

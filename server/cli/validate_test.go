@@ -8,11 +8,11 @@ import (
 	"strings"
 	"testing"
 
-	"einvoice/internal/corpus"
+	"einvoice/ubl/ubltest"
 )
 
 func TestValidateCommand(t *testing.T) {
-	dir, err := corpus.Dir()
+	dir, err := ubltest.Dir()
 	if err != nil {
 		t.Skip(err)
 	}
@@ -49,7 +49,7 @@ func TestValidateCommand(t *testing.T) {
 // Files are validated on every core but reported in the order given; an unreadable file stops the
 // command (exit 2) after the files before it are reported.
 func TestValidateCommandKeepsOrder(t *testing.T) {
-	dir, err := corpus.Dir()
+	dir, err := ubltest.Dir()
 	if err != nil {
 		t.Skip(err)
 	}

@@ -8,15 +8,14 @@ import (
 	"strings"
 	"testing"
 
-	"einvoice/internal/corpus"
-	"einvoice/internal/testtool"
 	"einvoice/ubl"
+	"einvoice/ubl/ubltest"
 )
 
 // sample is a CIUS-PT invoice of the corpus, read into the model.
 func sample(t testing.TB, name string) *ubl.Document {
 	t.Helper()
-	dir, err := corpus.Dir()
+	dir, err := ubltest.Dir()
 	if err != nil {
 		t.Skip(err)
 	}
@@ -47,7 +46,7 @@ func manyLines(t testing.TB, n int) *ubl.Document {
 }
 
 func TestRenderIsAWellFormedPDFWithTheDocumentsText(t *testing.T) {
-	pdftotext, qpdf := testtool.Need(t, "pdftotext"), testtool.Need(t, "qpdf")
+	pdftotext, qpdf := ubltest.Need(t, "pdftotext"), ubltest.Need(t, "qpdf")
 	for name, d := range map[string]*ubl.Document{"one page": sample(t, "ilink-samples/isencao_linha.xml"), "many pages": manyLines(t, 120)} {
 		for _, lang := range []string{"pt", "en"} {
 			t.Run(name+"/"+lang, func(t *testing.T) {

@@ -5,17 +5,17 @@ import (
 	"path/filepath"
 	"testing"
 
-	"einvoice/internal/corpus"
 	"einvoice/ubl/rules"
 	"einvoice/ubl/rules/ciuspt"
 	"einvoice/ubl/rules/peppol"
+	"einvoice/ubl/ubltest"
 	"einvoice/ubl/xmltree"
 )
 
 // The rules a set remembers for a path of names must be the rules walking the document finds, on every
 // element of every corpus document, whether the path was new or already remembered.
 func TestPathCacheAgreesWithWalking(t *testing.T) {
-	profiles, err := corpus.Profiles()
+	profiles, err := ubltest.Profiles()
 	if err != nil {
 		t.Skip(err)
 	}

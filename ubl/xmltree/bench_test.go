@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"einvoice/internal/corpus"
+	"einvoice/ubl/ubltest"
 )
 
 func BenchmarkParse(b *testing.B) {
@@ -70,7 +70,7 @@ func medianPerInvoice(b *testing.B, docs [][]byte, read func([]byte)) {
 }
 
 func typicalInvoices(b *testing.B) [][]byte {
-	docs, err := corpus.TypicalInvoices()
+	docs, err := ubltest.TypicalInvoices()
 	if err != nil {
 		b.Skip(err)
 	}

@@ -7,8 +7,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"einvoice/internal/corpus"
-	"einvoice/internal/testtool"
+	"einvoice/ubl/ubltest"
 	"einvoice/ubl/xmltree"
 	"einvoice/ubl/xsd/gen"
 )
@@ -25,7 +24,7 @@ func valid(data []byte) (bool, []Error, error) {
 
 // Every corpus file gets the official schema's verdict.
 func TestAgreesWithOfficialSchemaOnCorpus(t *testing.T) {
-	profiles, err := corpus.Profiles()
+	profiles, err := ubltest.Profiles()
 	if err != nil {
 		t.Skip(err)
 	}
@@ -49,7 +48,7 @@ func TestAgreesWithOfficialSchemaOnCorpus(t *testing.T) {
 
 // The committed table is what the generator makes of the official schemas today.
 func TestTableIsUpToDate(t *testing.T) {
-	dir, err := corpus.SchemaDir()
+	dir, err := ubltest.SchemaDir()
 	if err != nil {
 		t.Skip(err)
 	}
@@ -78,7 +77,7 @@ func TestIntegerIsUnbounded(t *testing.T) {
 // A remembered verdict gives exactly the errors working it out gives: every corpus file is checked with
 // no verdict remembered, then again with every verdict of the corpus remembered.
 func TestRememberedVerdictsChangeNothing(t *testing.T) {
-	profiles, err := corpus.Profiles()
+	profiles, err := ubltest.Profiles()
 	if err != nil {
 		t.Skip(err)
 	}
@@ -127,8 +126,8 @@ func TestLanguageIsThePattern(t *testing.T) {
 // character references) gets xmllint's verdict: a CDATA section, even an empty or blank one, where the
 // content is elements only is an error to libxml2, while one in a value is the value's text.
 func TestCharacterContentFormsAsXmllint(t *testing.T) {
-	testtool.Need(t, "xmllint")
-	schemas, err := corpus.SchemaDir()
+	ubltest.Need(t, "xmllint")
+	schemas, err := ubltest.SchemaDir()
 	if err != nil {
 		t.Skip(err)
 	}
@@ -162,7 +161,7 @@ func TestCharacterContentFormsAsXmllint(t *testing.T) {
 		}
 		files = append(files, f)
 	}
-	official := testtool.SchemaValid(t, filepath.Join(schemas, "maindoc", "UBL-Invoice-2.1.xsd"), files)
+	official := ubltest.SchemaValid(t, filepath.Join(schemas, "maindoc", "UBL-Invoice-2.1.xsd"), files)
 	seen := map[bool]int{}
 	for _, f := range files {
 		data, _ := os.ReadFile(f)
@@ -180,7 +179,7 @@ func TestCharacterContentFormsAsXmllint(t *testing.T) {
 // schemaValidInvoice is a corpus invoice the official schema accepts, written with the usual prefixes.
 func schemaValidInvoice(t *testing.T) []byte {
 	t.Helper()
-	profiles, err := corpus.Profiles()
+	profiles, err := ubltest.Profiles()
 	if err != nil {
 		t.Skip(err)
 	}

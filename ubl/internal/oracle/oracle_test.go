@@ -7,17 +7,18 @@ import (
 	"strings"
 	"testing"
 
-	"einvoice/internal/corpus"
+	"einvoice/ubl/ubltest"
 )
 
 // The transcription must give the official results on every corpus file before it may judge others.
 func TestTranscriptionGivesTheOfficialResults(t *testing.T) {
-	profiles, err := corpus.Profiles()
+	ubltest.Long(t)
+	profiles, err := ubltest.Profiles()
 	if err != nil {
 		t.Skip(err)
 	}
-	dir, _ := corpus.Dir()
-	peppol, err := PeppolOrder(dir, "../../ubl/rules/peppol/t01-structure.txt")
+	dir, _ := ubltest.Dir()
+	peppol, err := PeppolOrder(dir, "../../rules/peppol/t01-structure.txt")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -29,15 +30,16 @@ func TestTranscriptionGivesTheOfficialResults(t *testing.T) {
 
 // So must its SVRL form, which the side-by-side timing runs.
 func TestReportGivesTheOfficialResults(t *testing.T) {
-	profiles, err := corpus.Profiles()
+	ubltest.Long(t)
+	profiles, err := ubltest.Profiles()
 	if err != nil {
 		t.Skip(err)
 	}
-	dir, _ := corpus.Dir()
+	dir, _ := ubltest.Dir()
 	t.Run(profiles[0].Name, func(t *testing.T) { transcriptionAgrees(t, profiles[0], CIUSPT(dir), ReportStylesheet) })
 }
 
-func transcriptionAgrees(t *testing.T, p corpus.Profile, profile Profile, stylesheet func(Profile) ([]byte, error)) {
+func transcriptionAgrees(t *testing.T, p ubltest.Profile, profile Profile, stylesheet func(Profile) ([]byte, error)) {
 	xsl, err := stylesheet(profile)
 	if err != nil {
 		t.Fatal(err)
@@ -78,12 +80,13 @@ func orEmpty(m map[string]int) map[string]int {
 // The side-by-side harness compiles, runs the schema and the rules on documents in one JVM, and reports
 // every round it ran.
 func TestTimeOfficialLike(t *testing.T) {
-	profiles, err := corpus.Profiles()
+	ubltest.Long(t)
+	profiles, err := ubltest.Profiles()
 	if err != nil {
 		t.Skip(err)
 	}
-	dir, _ := corpus.Dir()
-	schemas, _ := corpus.SchemaDir()
+	dir, _ := ubltest.Dir()
+	schemas, _ := ubltest.SchemaDir()
 	xsl, err := ReportStylesheet(CIUSPT(dir))
 	if err != nil {
 		t.Fatal(err)

@@ -20,7 +20,7 @@ import (
 	"strings"
 	"testing"
 
-	"einvoice/internal/testtool"
+	"einvoice/ubl/ubltest"
 )
 
 // Profile is a rule inventory and what its XPath needs besides: the namespaces its prefixes stand for
@@ -296,7 +296,7 @@ func readVariables(path string) ([]variable, error) {
 // the documents' names (which must be plain file names).
 func Run(t testing.TB, stylesheet []byte, docs map[string][]byte) map[string]Result {
 	t.Helper()
-	java := testtool.Need(t, "java")
+	java := ubltest.Need(t, "java")
 	jar := saxonJar(t)
 	dir := t.TempDir()
 	in, out := filepath.Join(dir, "in"), filepath.Join(dir, "out")
@@ -403,7 +403,7 @@ func saxonJar(t testing.TB) string {
 		jar = "/usr/share/java/Saxon-HE.jar"
 	}
 	if _, err := os.Stat(jar); err != nil {
-		testtool.Missing(t, "Saxon-HE is not installed (Debian libsaxonhe-java; .ci/run installs it)")
+		ubltest.Missing(t, "Saxon-HE is not installed (Debian libsaxonhe-java; .ci/run installs it)")
 	}
 	return jar
 }

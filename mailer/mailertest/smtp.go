@@ -1,4 +1,7 @@
-package testtool
+// Package mailertest runs a real SMTP server on loopback for the tests of what sends mail: it keeps what
+// it receives, counts its connections, can answer a recipient with an error, hold messages in DATA, and
+// offer STARTTLS with a login. Nothing in the product uses it.
+package mailertest
 
 import (
 	"crypto/ecdsa"

@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"einvoice/internal/testtool"
+	"einvoice/ubl/ubltest"
 )
 
 //go:embed OfficialLike.java
@@ -24,7 +24,7 @@ var officialLike []byte
 // the median over the second half of the rounds (the JVM warm) of the mean time per document.
 func TimeOfficialLike(t testing.TB, stylesheet []byte, schema string, docs [][]byte, rounds int) time.Duration {
 	t.Helper()
-	javac, java := testtool.Need(t, "javac"), testtool.Need(t, "java")
+	javac, java := ubltest.Need(t, "javac"), ubltest.Need(t, "java")
 	jar := saxonJar(t)
 	dir := t.TempDir()
 	src := filepath.Join(dir, "OfficialLike.java")

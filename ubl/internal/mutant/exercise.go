@@ -1,3 +1,9 @@
+// Package mutant makes variants of UBL documents that ubltest.Variants' small random edits do not:
+// Exercise aims its variants at one assert of a rule inventory, so that rules no corpus document fires
+// are compared too; Respell writes a document in other forms XML allows for the same content. With the
+// official rules' transcription (ubl/internal/oracle) they let the rule engine's tests compare it with
+// the official rules on documents no one has written by hand. Tests only: nothing in the product uses
+// it.
 package mutant
 
 import (

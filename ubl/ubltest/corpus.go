@@ -1,6 +1,9 @@
-// Package corpus reads the official conformance corpus in ../shared/conformance (test inputs and the
-// official validators' results) for the project's tests and benchmarks. Nothing in the product uses it.
-package corpus
+// Package ubltest holds what the tests of UBL documents need, in ubl and in the packages that sign,
+// send and serve them: the official conformance corpus in ../shared/conformance (test inputs and the
+// official validators' results), the official schema verdict by xmllint, variants of documents made by
+// small edits, the finding of the independent tools the tests compare against, and the switch of the
+// long differential tests (EINVOICE_CONFORMANCE=1). Nothing in the product uses it.
+package ubltest
 
 import (
 	"bufio"

@@ -1,11 +1,4 @@
-// Package mutant makes variants of XML documents by small edits (an element removed, repeated or
-// swapped with its neighbour, a value or an attribute changed), reproducibly from a seed, so that tests
-// can compare validators on documents no one has written by hand. The edits keep a document
-// well-formed; most variants stay close to a real invoice, which is where rules disagree if they
-// disagree at all. Exercise aims its variants at one assert of a rule inventory instead, so that rules
-// no corpus document fires are compared too; Respell writes a document in other forms XML allows. Tests
-// only: nothing in the product uses it.
-package mutant
+package ubltest
 
 import (
 	"bytes"
@@ -17,6 +10,35 @@ import (
 	"strings"
 )
 
+// Variants makes n variants of doc, each by 1 to 3 small edits (an element removed, repeated or swapped
+// with its neighbour, a value or an attribute changed), reproducibly from seed, so that tests can compare
+// validators on documents no one has written by hand. The edits keep a document well-formed; most
+// variants stay close to a real invoice, which is where rules disagree if they disagree at all. A
+// document that does not parse gives none.
+func Variants(doc []byte, n int, seed uint64) [][]byte {
+	elems := scan(doc)
+	if len(elems) < 2 {
+		return nil
+	}
+	rng := rand.New(rand.NewPCG(seed, uint64(len(doc))))
+	var out [][]byte
+	for range n {
+		v := doc
+		for range 1 + rng.IntN(3) {
+			es := scan(v)
+			if len(es) < 2 {
+				break
+			}
+			v = edit(v, es, rng)
+		}
+		if rng.IntN(20) == 0 {
+			v = nearMissNamespace(v, rng)
+		}
+		out = append(out, v)
+	}
+	return out
+}
+
 // element is one element of a document, by byte offsets.
 type element struct {
 	start, end         int // the whole element, from "<" to after its end tag
@@ -27,9 +49,9 @@ type element struct {
 	hasAttrs, selfShut bool
 }
 
-// Values are the replacements a value edit draws from besides the document's own values: codes the
+// values are the replacements a value edit draws from besides the document's own values: codes the
 // rules know, near misses of them, and malformed values.
-var Values = []string{
+var values = []string{
 	"", " ", "0", "1", "-1", "0.00", "-0.00", "-0", "100", "100.00", "-100.00", "23", "13", "6", "12.5", "1e3",
 	"NaN", "INF", "abc", ".5", "5.", "1000000000000000000000000000000", "0.000000001",
 	"S", "E", "Z", "AA", "AE", "K", "G", "O", "L", "M", "ISE", "RED", "INT", "NOR", "NS", "OUT",
@@ -58,36 +80,11 @@ var Values = []string{
 	"urn:cen.eu:en16931:2017#compliant#urn:feap.gov.pt:CIUS-PT:2.1.2", "urn:cen.eu:en16931:2017",
 }
 
-// Attributes are the names an edit may add to an element.
-var Attributes = []string{"currencyID", "schemeID", "unitCode", "listID", "mimeCode", "filename", "languageID", "schemeAgencyID"}
+// attributes are the names an edit may add to an element.
+var attributes = []string{"currencyID", "schemeID", "unitCode", "listID", "mimeCode", "filename", "languageID", "schemeAgencyID"}
 
 var decimalValue = regexp.MustCompile(`^\s*[+-]?[0-9]+(\.[0-9]+)?\s*$`)
 var attrValue = regexp.MustCompile(`(\s[A-Za-z_][\w.:-]*\s*=\s*)("[^"]*"|'[^']*')`)
-
-// Variants makes n variants of doc, each by 1 to 3 edits. A document that does not parse gives none.
-func Variants(doc []byte, n int, seed uint64) [][]byte {
-	elems := scan(doc)
-	if len(elems) < 2 {
-		return nil
-	}
-	rng := rand.New(rand.NewPCG(seed, uint64(len(doc))))
-	var out [][]byte
-	for range n {
-		v := doc
-		for range 1 + rng.IntN(3) {
-			es := scan(v)
-			if len(es) < 2 {
-				break
-			}
-			v = edit(v, es, rng)
-		}
-		if rng.IntN(20) == 0 {
-			v = nearMissNamespace(v, rng)
-		}
-		out = append(out, v)
-	}
-	return out
-}
 
 var namespaceDeclaration = regexp.MustCompile(`\sxmlns(?::[\w.-]+)?="([^"]*)"`)
 
@@ -147,7 +144,7 @@ func edit(doc []byte, es []element, rng *rand.Rand) []byte {
 		doc = splice(doc, e.contentEnd+2, e.contentEnd+2+len(tagName(doc, e.contentEnd+1)), name) // "</" first: it is after
 		return splice(doc, e.start+1, e.start+1+len(tagName(doc, e.start)), name)
 	case r < 50: // an attribute added
-		name := Attributes[rng.IntN(len(Attributes))]
+		name := attributes[rng.IntN(len(attributes))]
 		tag := tagName(doc, e.start)
 		return splice(doc, e.start+1+len(tag), e.start+1+len(tag), []byte(" "+name+`="`+escape(pick(rng, doc, es))+`"`))
 	case r < 60 && e.hasAttrs: // an attribute's value changed or the attribute removed
@@ -173,7 +170,7 @@ func edit(doc []byte, es []element, rng *rand.Rand) []byte {
 }
 
 // newValue is a replacement for a value: the number nudged, another value of the document, or one of
-// Values.
+// values.
 func newValue(text string, doc []byte, es []element, rng *rand.Rand) string {
 	if decimalValue.MatchString(text) && rng.IntN(2) == 0 {
 		v, _ := strconv.ParseFloat(strings.TrimSpace(text), 64)
@@ -209,7 +206,7 @@ func newValue(text string, doc []byte, es []element, rng *rand.Rand) string {
 	return escape(pick(rng, doc, es))
 }
 
-// pick is another leaf's value of the document (as written, escapes and all) or one of Values.
+// pick is another leaf's value of the document (as written, escapes and all) or one of values.
 func pick(rng *rand.Rand, doc []byte, es []element) string {
 	if rng.IntN(2) == 0 {
 		for range 8 {
@@ -219,7 +216,7 @@ func pick(rng *rand.Rand, doc []byte, es []element) string {
 			}
 		}
 	}
-	return Values[rng.IntN(len(Values))]
+	return values[rng.IntN(len(values))]
 }
 
 func escape(s string) string {

@@ -1,7 +1,9 @@
-// Package testtool runs the independent checkers the project's tests compare against (xmllint, xmlsec1,
-// pdfsig, qpdf, openssl, node with xadesjs) and makes signed files with them. Nothing in the product
-// uses it. In CI (CI set) a missing tool fails the test; elsewhere the test is skipped.
-package testtool
+// Package signingtest runs the independent signers and verifiers the tests of signatures compare
+// against, and makes signed files with them: xadesjs (on node) signs and verifies XAdES, openssl cms
+// re-signs a PDF the older PKCS#7 way, and a seal's key and certificate are written as the tools read
+// them (xmlsec1, pdfsig and qpdf the tests run themselves, found by ubltest.Need). Nothing in the
+// product uses it. In CI (CI set) a missing tool fails the test; elsewhere the test is skipped.
+package signingtest
 
 import (
 	"bytes"
@@ -16,26 +18,9 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"einvoice/ubl/ubltest"
 )
-
-// Need finds a tool on the PATH.
-func Need(t testing.TB, name string) string {
-	t.Helper()
-	path, err := exec.LookPath(name)
-	if err != nil {
-		Missing(t, name+" is not installed (.ci/run installs it)")
-	}
-	return path
-}
-
-// Missing fails the test in CI (CI set) and skips it elsewhere, saying what is missing.
-func Missing(t testing.TB, msg string) {
-	t.Helper()
-	if os.Getenv("CI") != "" {
-		t.Fatal(msg)
-	}
-	t.Skip(msg)
-}
 
 // moduleRoot is the folder of go.mod, found from the working directory.
 func moduleRoot(t testing.TB) string {
@@ -57,10 +42,10 @@ func moduleRoot(t testing.TB) string {
 // .ci/run does): "verify FILE" or "sign IN KEY.pk8 CERT.der OUT".
 func Xadesjs(t testing.TB, args ...string) (string, error) {
 	t.Helper()
-	node := Need(t, "node")
+	node := ubltest.Need(t, "node")
 	dir := filepath.Join(moduleRoot(t), "signing", "testdata", "xadesjs")
 	if _, err := os.Stat(filepath.Join(dir, "node_modules", "xadesjs")); err != nil {
-		Missing(t, "xadesjs is not installed: npm ci --prefix signing/testdata/xadesjs")
+		ubltest.Missing(t, "xadesjs is not installed: npm ci --prefix signing/testdata/xadesjs")
 	}
 	out, err := exec.Command(node, append([]string{filepath.Join(dir, "check.mjs")}, args...)...).CombinedOutput()
 	return strings.TrimSpace(string(out)), err
@@ -97,7 +82,7 @@ var byteRange = regexp.MustCompile(`/ByteRange\s*\[\s*(\d+)\s+(\d+)\s+(\d+)\s+(\
 // seal's files (signing time included, /SubFilter /adbe.pkcs7.detached).
 func ResignedByOpenSSL(t testing.TB, signedPDF []byte, seal SealFiles) []byte {
 	t.Helper()
-	openssl := Need(t, "openssl")
+	openssl := ubltest.Need(t, "openssl")
 	// Same length, so the byte range stays right.
 	laidOut := bytes.Replace(signedPDF, []byte("/SubFilter /ETSI.CAdES.detached"), []byte("/SubFilter /adbe.pkcs7.detached"), 1)
 	all := byteRange.FindAllSubmatch(laidOut, -1)
@@ -145,25 +130,3 @@ func WithUBLSignatureSlot(doc []byte) []byte {
 	}
 	return []byte(s)
 }
-
-// SchemaValid validates files against schema with xmllint (no network) and returns, by path, the ones
-// it accepts as the official results define it: xmllint says "validates" and prints no error for the
-// file (a namespace error, say, leaves the document validated but not valid).
-func SchemaValid(t testing.TB, schema string, files []string) map[string]bool {
-	t.Helper()
-	out, _ := exec.Command(Need(t, "xmllint"), append([]string{"--noout", "--nonet", "--schema", schema}, files...)...).CombinedOutput()
-	valid, erred := map[string]bool{}, map[string]bool{}
-	for _, line := range strings.Split(string(out), "\n") {
-		if f, ok := strings.CutSuffix(line, " validates"); ok {
-			valid[f] = true
-		} else if m := errorLine.FindStringSubmatch(line); m != nil {
-			erred[m[1]] = true
-		}
-	}
-	for f := range erred {
-		delete(valid, f)
-	}
-	return valid
-}
-
-var errorLine = regexp.MustCompile(`^(.+?):\d+: [^:]*error : `)
