@@ -118,9 +118,9 @@ func TestStagesStopWhenTheirContextIsDone(t *testing.T) {
 	}
 }
 
-// BenchmarkValidateHostileDocuments is full validation of the attribute and namespace bombs on an
+// BenchmarkValidateBombs is full validation of the attribute and namespace bombs on an
 // invoice's document element: refused by the parser, at about the cost of reading their bytes.
-func BenchmarkValidateHostileDocuments(b *testing.B) {
+func BenchmarkValidateBombs(b *testing.B) {
 	for _, c := range []struct {
 		name string
 		doc  []byte
