@@ -328,10 +328,12 @@ type Tx struct {
 	now string
 }
 
-// Update runs fn in one immediate write transaction; an error from fn rolls everything back.
+// Update runs fn in one immediate write transaction; an error from fn rolls everything back. Updates
+// that arrive together are committed together (see writeGrouped); once fn runs, its statements are
+// not interrupted by the end of ctx.
 func (s *Store) Update(ctx context.Context, fn func(*Tx) error) error {
-	return s.write(ctx, func(tx *sql.Tx) error {
-		return fn(&Tx{ctx: ctx, tx: tx, now: s.timestamp()})
+	return s.writeGrouped(ctx, func(tx *sql.Tx) error {
+		return fn(&Tx{ctx: context.WithoutCancel(ctx), tx: tx, now: s.timestamp()})
 	})
 }
 
