@@ -431,11 +431,18 @@ func (t *Tx) ReplaceFiles(documentID int64, files []File) error {
 	if _, err := t.tx.ExecContext(t.ctx, `DELETE FROM document_files WHERE document_id = ?`, documentID); err != nil {
 		return err
 	}
-	for _, f := range files {
-		sum := sha256.Sum256(f.Content)
+	const perStatement = 100 // one INSERT for up to this many files (8 parameters each)
+	for len(files) > 0 {
+		batch := files[:min(len(files), perStatement)]
+		files = files[len(batch):]
+		args := make([]any, 0, 8*len(batch))
+		for _, f := range batch {
+			sum := sha256.Sum256(f.Content)
+			args = append(args, documentID, f.Role, f.Name, f.MIME, len(f.Content), sum[:], f.Content, t.now)
+		}
+		values := strings.Repeat(", (?, ?, ?, ?, ?, ?, ?, ?)", len(batch))[2:]
 		if _, err := t.tx.ExecContext(t.ctx, `INSERT INTO document_files (document_id, role, name, mime, size, sha256,
-			content, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
-			documentID, f.Role, f.Name, f.MIME, len(f.Content), sum[:], f.Content, t.now); err != nil {
+			content, created_at) VALUES `+values, args...); err != nil {
 			return err
 		}
 	}
