@@ -69,7 +69,7 @@ func benchCmd(args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&cfg.issuerNIF, "issuer-nif", "", "the issuer's NIF (default: the file's first entity)")
 	fs.StringVar(&cfg.recipientKey, "recipient", "", "public key of the receiving entity (default: the file's second)")
 	fs.StringVar(&cfg.recipientNIF, "recipient-nif", "", "the recipient's NIF (default: the file's second entity)")
-	fs.IntVar(&cfg.documents, "documents", 2000, "documents to create")
+	fs.IntVar(&cfg.documents, "documents", 2000, "documents to create (0: only time reads of stored documents)")
 	fs.IntVar(&cfg.clients, "clients", 4, "concurrent clients")
 	fs.IntVar(&cfg.lines, "lines", 2, "invoice lines (2 make an invoice of 5.6 KB)")
 	fs.BoolVar(&cfg.sign, "sign", false, "let the service sign: XAdES on the XML and PAdES on an embedded visual PDF")
@@ -78,7 +78,7 @@ func benchCmd(args []string, stdout, stderr io.Writer) int {
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
-	if fs.NArg() > 0 || cfg.documents < 1 || cfg.clients < 1 || cfg.lines < 1 || cfg.reads < 0 {
+	if fs.NArg() > 0 || cfg.documents < 0 || cfg.clients < 1 || cfg.lines < 1 || cfg.reads < 0 {
 		fmt.Fprint(stderr, benchUsage)
 		return 2
 	}
@@ -133,12 +133,11 @@ func (c *benchConfig) complete(credsFile, dataDir string) error {
 	return nil
 }
 
+// storedDocument is a document the reads can ask for.
+type storedDocument struct{ id, number string }
+
 // runBench creates the documents, then times the reads.
 func runBench(ctx context.Context, cfg benchConfig, out io.Writer) error {
-	template, err := benchInvoice(cfg.issuerNIF, cfg.recipientNIF, cfg.lines, cfg.sign)
-	if err != nil {
-		return err
-	}
 	c := &benchClient{cfg: cfg, http: &http.Client{
 		Timeout:   time.Minute,
 		Transport: &http.Transport{MaxIdleConnsPerHost: cfg.clients + 1, DisableCompression: true},
@@ -146,10 +145,31 @@ func runBench(ctx context.Context, cfg benchConfig, out io.Writer) error {
 	if err := c.getToken(ctx); err != nil {
 		return err
 	}
-	run := strconv.FormatInt(time.Now().Unix(), 36)
+	var docs []storedDocument
+	var err error
+	if cfg.documents > 0 {
+		docs, err = c.createAll(ctx, out)
+	} else {
+		docs, err = c.sampleReceived(ctx, 20)
+	}
+	if err != nil || cfg.reads == 0 {
+		return err
+	}
+	return c.timeReads(ctx, out, docs)
+}
+
+// createAll creates cfg.documents invoices with cfg.clients concurrent clients and reports the rate,
+// the latencies and the server's CPU time.
+func (c *benchClient) createAll(ctx context.Context, out io.Writer) ([]storedDocument, error) {
+	cfg := c.cfg
+	template, err := benchInvoice(cfg.issuerNIF, cfg.recipientNIF, cfg.lines, cfg.sign)
+	if err != nil {
+		return nil, err
+	}
+	run := strconv.FormatUint(rand.Uint64()>>16, 36) // numbers unique to this run
 	// One creation first: it checks the set-up and warms the server up.
 	if _, _, err := c.create(ctx, template, "FT B"+run+"/0"); err != nil {
-		return err
+		return nil, err
 	}
 	signing := "without signing"
 	if cfg.sign {
@@ -160,13 +180,13 @@ func runBench(ctx context.Context, cfg benchConfig, out io.Writer) error {
 
 	cpuBefore, err := processCPU(cfg.pid)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	var (
 		next      atomic.Int64
 		mu        sync.Mutex
 		latencies []time.Duration
-		ids       []string
+		docs      []storedDocument
 		firstErr  error
 	)
 	runCtx, cancel := context.WithCancel(ctx)
@@ -180,7 +200,8 @@ func runBench(ctx context.Context, cfg benchConfig, out io.Writer) error {
 				if i > int64(cfg.documents) || runCtx.Err() != nil {
 					return
 				}
-				id, took, err := c.create(runCtx, template, "FT B"+run+"/"+strconv.FormatInt(i, 10))
+				number := "FT B" + run + "/" + strconv.FormatInt(i, 10)
+				id, took, err := c.create(runCtx, template, number)
 				mu.Lock()
 				if err != nil {
 					if firstErr == nil {
@@ -188,7 +209,7 @@ func runBench(ctx context.Context, cfg benchConfig, out io.Writer) error {
 					}
 					cancel()
 				} else {
-					latencies, ids = append(latencies, took), append(ids, id)
+					latencies, docs = append(latencies, took), append(docs, storedDocument{id, number})
 				}
 				mu.Unlock()
 			}
@@ -198,10 +219,10 @@ func runBench(ctx context.Context, cfg benchConfig, out io.Writer) error {
 	elapsed := time.Since(start)
 	cpuAfter, err := processCPU(cfg.pid)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if firstErr != nil {
-		return fmt.Errorf("after %d documents: %w", len(latencies), firstErr)
+		return nil, fmt.Errorf("after %d documents: %w", len(latencies), firstErr)
 	}
 	n := len(latencies)
 	fmt.Fprintf(out, "  %d documents in %.2f s: %.0f documents/s\n", n, elapsed.Seconds(), float64(n)/elapsed.Seconds())
@@ -211,29 +232,66 @@ func runBench(ctx context.Context, cfg benchConfig, out io.Writer) error {
 		fmt.Fprintf(out, "  server CPU %.3f ms per document (%.2f cores busy)\n",
 			float64(cpu.Microseconds())/1000/float64(n), cpu.Seconds()/elapsed.Seconds())
 	}
+	return docs, nil
+}
 
-	if cfg.reads == 0 {
-		return nil
+// sampleReceived collects the documents of random pages of the recipient's received list.
+func (c *benchClient) sampleReceived(ctx context.Context, pages int) ([]storedDocument, error) {
+	if c.cfg.recipientKey == "" {
+		return nil, errors.New("--documents 0 reads the stored documents through the recipient's list: it needs --recipient")
 	}
-	fmt.Fprintf(out, "single reads, one client, %d of each\n", cfg.reads)
+	var docs []storedDocument
+	lastPage := 1
+	for i := range pages {
+		var list struct {
+			Response struct {
+				LastPage int `json:"last_page"`
+				Data     []struct {
+					ID     string `json:"id"`
+					Number string `json:"number"`
+				} `json:"data"`
+			} `json:"response"`
+		}
+		page := 1
+		if i > 0 {
+			page = 1 + rand.IntN(lastPage)
+		}
+		if _, err := c.getInto(ctx, c.cfg.recipientKey, "/apps/documents?page="+strconv.Itoa(page), &list); err != nil {
+			return nil, err
+		}
+		lastPage = max(list.Response.LastPage, 1)
+		for _, d := range list.Response.Data {
+			docs = append(docs, storedDocument{d.ID, d.Number})
+		}
+	}
+	if len(docs) == 0 {
+		return nil, errors.New("the recipient has no received documents to read")
+	}
+	return docs, nil
+}
+
+// timeReads times single reads of each kind, one at a time, and reports their percentiles.
+func (c *benchClient) timeReads(ctx context.Context, out io.Writer, docs []storedDocument) error {
+	fmt.Fprintf(out, "single reads, one client, %d of each\n", c.cfg.reads)
 	rnd := rand.New(rand.NewPCG(1, 2))
+	pick := func() storedDocument { return docs[rnd.IntN(len(docs))] }
 	reads := []struct {
 		name   string
 		entity string
 		path   func(i int) string
 	}{
-		{"GET /apps/documents/{id}", cfg.issuerKey, func(int) string { return "/apps/documents/" + ids[rnd.IntN(len(ids))] }},
-		{"GET /apps/documents (received, a page of 15)", cfg.recipientKey, func(i int) string {
+		{"GET /apps/documents/{id}", c.cfg.issuerKey, func(int) string { return "/apps/documents/" + pick().id }},
+		{"GET /apps/documents (received, pages 1-100)", c.cfg.recipientKey, func(i int) string {
 			return "/apps/documents?page=" + strconv.Itoa(1+i%100)
 		}},
-		{"GET /apps/documents?number=…", cfg.recipientKey, func(int) string {
-			return "/apps/documents?number=" + url.QueryEscape("FT B"+run+"/"+strconv.Itoa(1+rnd.IntN(n)))
+		{"GET /apps/documents?number=…", c.cfg.recipientKey, func(int) string {
+			return "/apps/documents?number=" + url.QueryEscape(pick().number)
 		}},
-		{"GET /apps/states-report/documents (a page)", cfg.issuerKey, func(i int) string {
+		{"GET /apps/states-report/documents (pages 1-100)", c.cfg.issuerKey, func(i int) string {
 			return "/apps/states-report/documents?page=" + strconv.Itoa(1+i%100)
 		}},
-		{"GET /apps/states-report/documents?document_id=…", cfg.issuerKey, func(int) string {
-			return "/apps/states-report/documents?document_id=" + ids[rnd.IntN(len(ids))]
+		{"GET /apps/states-report/documents?document_id=…", c.cfg.issuerKey, func(int) string {
+			return "/apps/states-report/documents?document_id=" + pick().id
 		}},
 	}
 	for _, r := range reads {
@@ -242,8 +300,8 @@ func runBench(ctx context.Context, cfg benchConfig, out io.Writer) error {
 			continue
 		}
 		var times []time.Duration
-		for i := range cfg.reads {
-			took, err := c.get(ctx, r.entity, r.path(i))
+		for i := range c.cfg.reads {
+			took, err := c.getInto(ctx, r.entity, r.path(i), nil)
 			if err != nil {
 				return fmt.Errorf("%s: %w", r.name, err)
 			}
@@ -345,13 +403,13 @@ func (c *benchClient) create(ctx context.Context, template []byte, number string
 	return created.Response.Data.ID, took, err
 }
 
-// get reads path as entity and returns how long it took.
-func (c *benchClient) get(ctx context.Context, entity, path string) (time.Duration, error) {
+// getInto reads path as entity, decodes the answer into v (when not nil) and returns how long it took.
+func (c *benchClient) getInto(ctx context.Context, entity, path string, v any) (time.Duration, error) {
 	req, err := c.request(ctx, http.MethodGet, entity, path, nil)
 	if err != nil {
 		return 0, err
 	}
-	return c.do(req, http.StatusOK, nil)
+	return c.do(req, http.StatusOK, v)
 }
 
 func (c *benchClient) request(ctx context.Context, method, entity, path string, body io.Reader) (*http.Request, error) {
