@@ -218,7 +218,7 @@ func (s *Store) commitGroup(group []*queuedWrite) {
 	if len(group) == 1 {
 		w := group[0]
 		if w.err = w.ctx.Err(); w.err == nil {
-			w.capture(func() error { return s.transaction(w.ctx, w.fn) })
+			w.capture(func() error { return s.transaction(context.WithoutCancel(w.ctx), w.fn) })
 		}
 		close(w.done)
 		return
