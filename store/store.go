@@ -241,7 +241,7 @@ func (s *Store) commitGroup(group []*queuedWrite) {
 		}
 		if err := inSavepoint(ctx, tx, w); err != nil {
 			// The transaction itself failed: none of the writes it ran so far is kept. The writes
-			// not yet run get a transaction of their own.
+			// not yet run are committed as a group of their own.
 			tx.Rollback()
 			for _, c := range committed {
 				c.err = fmt.Errorf("store: a write grouped with this one ended the transaction: %w", err)
