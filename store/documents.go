@@ -353,10 +353,12 @@ type Tx struct {
 	ids *publicIDs
 }
 
-// Update runs fn in one immediate write transaction; an error from fn rolls everything back.
+// Update runs fn in one immediate write transaction; an error from fn rolls everything back. Updates
+// that arrive together are committed together (see writeGrouped); once fn runs, its statements are
+// not interrupted by the end of ctx.
 func (s *Store) Update(ctx context.Context, fn func(*Tx) error) error {
-	return s.write(ctx, func(tx *sql.Tx) error {
-		return fn(&Tx{ctx: ctx, tx: tx, now: s.timestamp(), ids: s.ids})
+	return s.writeGrouped(ctx, func(tx *sql.Tx) error {
+		return fn(&Tx{ctx: context.WithoutCancel(ctx), tx: tx, now: s.timestamp(), ids: s.ids})
 	})
 }
 
@@ -454,11 +456,18 @@ func (t *Tx) ReplaceFiles(documentID int64, files []File) error {
 	if _, err := t.tx.ExecContext(t.ctx, `DELETE FROM document_files WHERE document_id = ?`, documentID); err != nil {
 		return err
 	}
-	for _, f := range files {
-		sum := sha256.Sum256(f.Content)
+	const perStatement = 100 // one INSERT for up to this many files (8 parameters each)
+	for len(files) > 0 {
+		batch := files[:min(len(files), perStatement)]
+		files = files[len(batch):]
+		args := make([]any, 0, 8*len(batch))
+		for _, f := range batch {
+			sum := sha256.Sum256(f.Content)
+			args = append(args, documentID, f.Role, f.Name, f.MIME, len(f.Content), sum[:], f.Content, t.now)
+		}
+		values := strings.Repeat(", (?, ?, ?, ?, ?, ?, ?, ?)", len(batch))[2:]
 		if _, err := t.tx.ExecContext(t.ctx, `INSERT INTO document_files (document_id, role, name, mime, size, sha256,
-			content, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
-			documentID, f.Role, f.Name, f.MIME, len(f.Content), sum[:], f.Content, t.now); err != nil {
+			content, created_at) VALUES `+values, args...); err != nil {
 			return err
 		}
 	}

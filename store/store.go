@@ -16,6 +16,7 @@ import (
 	"runtime"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	"modernc.org/sqlite"
@@ -45,6 +46,10 @@ type Store struct {
 	secrets *secretBox
 	ids     *publicIDs
 	now     func() time.Time
+
+	writeTurn chan struct{} // holds a token while a write transaction runs
+	queueMu   sync.Mutex
+	queue     []*queuedWrite // workflow writes waiting to be committed together
 }
 
 // Open opens (creating if needed) the database in dataDir and applies pending migrations. secretKey
@@ -55,19 +60,20 @@ func Open(ctx context.Context, dataDir string, secretKey []byte) (*Store, error)
 		return nil, err
 	}
 	path := filepath.Join(dataDir, DBFile)
-	writer, err := sql.Open("sqlite", dsn(path, false))
+	writer, err := openDB(dsn(path, false))
 	if err != nil {
 		return nil, err
 	}
 	writer.SetMaxOpenConns(1)
 	writer.SetMaxIdleConns(1)
 	writer.SetConnMaxLifetime(0)
-	s := &Store{writer: writer, secrets: box, ids: newPublicIDs(box.mac("public identifiers", nil)), now: time.Now}
+	s := &Store{writer: writer, secrets: box, ids: newPublicIDs(box.mac("public identifiers", nil)), now: time.Now,
+		writeTurn: make(chan struct{}, 1)}
 	if err := s.migrate(ctx); err != nil {
 		writer.Close()
 		return nil, fmt.Errorf("migrate %s: %w", path, err)
 	}
-	reader, err := sql.Open("sqlite", dsn(path, true))
+	reader, err := openDB(dsn(path, true))
 	if err != nil {
 		writer.Close()
 		return nil, err
@@ -116,15 +122,169 @@ func (s *Store) Ping(ctx context.Context) error {
 
 // write runs fn in one immediate transaction on the writer connection.
 func (s *Store) write(ctx context.Context, fn func(tx *sql.Tx) error) error {
+	select {
+	case s.writeTurn <- struct{}{}:
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	defer func() { <-s.writeTurn }()
+	return s.transaction(ctx, fn)
+}
+
+// transaction runs fn in one transaction; a panic in fn rolls it back before it goes on.
+func (s *Store) transaction(ctx context.Context, fn func(tx *sql.Tx) error) error {
 	tx, err := s.writer.BeginTx(ctx, nil)
 	if err != nil {
 		return err
 	}
+	defer func() {
+		if p := recover(); p != nil {
+			tx.Rollback()
+			panic(p)
+		}
+	}()
 	if err := fn(tx); err != nil {
 		tx.Rollback()
 		return mapError(err)
 	}
 	return mapError(tx.Commit())
+}
+
+// Group commit: the workflows' writes (Update) that arrive while another write transaction runs wait
+// in a queue, and the next one to get the writer runs all of them in one transaction, each inside its
+// own savepoint, so that an error rolls back only its own writes. One commit then writes the pages
+// they share (the tables' and indexes' last leaves) once, instead of once per write. A caller returns
+// only when its writes are committed (or failed), exactly as with a transaction of its own.
+
+// maxGroup bounds how many writes one transaction commits together.
+const maxGroup = 32
+
+// queuedWrite is one write waiting for the writer; done is closed when err is its outcome.
+type queuedWrite struct {
+	ctx      context.Context
+	fn       func(tx *sql.Tx) error
+	err      error
+	panicked any // what fn panicked with, raised again in the caller's goroutine
+	done     chan struct{}
+}
+
+// capture runs f as w's work, keeping its error, or its panic for w's caller.
+func (w *queuedWrite) capture(f func() error) {
+	defer func() {
+		if p := recover(); p != nil {
+			w.panicked, w.err = p, fmt.Errorf("store: write panicked: %v", p)
+		}
+	}()
+	w.err = f()
+}
+
+// writeGrouped runs fn in a write transaction, possibly together with other grouped writes. fn must
+// not let its statements be interrupted (a cancelled statement inside a transaction rolls back the
+// whole transaction): its statements use a context that is never cancelled.
+func (s *Store) writeGrouped(ctx context.Context, fn func(tx *sql.Tx) error) error {
+	w := &queuedWrite{ctx: ctx, fn: fn, done: make(chan struct{})}
+	s.queueMu.Lock()
+	s.queue = append(s.queue, w)
+	s.queueMu.Unlock()
+	select {
+	case <-w.done: // another caller committed it
+	case s.writeTurn <- struct{}{}:
+		s.commitUntilDone(w)
+		<-s.writeTurn
+	}
+	if w.panicked != nil {
+		panic(w.panicked)
+	}
+	return w.err
+}
+
+// commitUntilDone commits queued groups until w's is done.
+func (s *Store) commitUntilDone(w *queuedWrite) {
+	for {
+		select {
+		case <-w.done:
+			return
+		default:
+		}
+		s.queueMu.Lock()
+		n := min(len(s.queue), maxGroup)
+		group := s.queue[:n:n]
+		s.queue = s.queue[n:]
+		s.queueMu.Unlock()
+		s.commitGroup(group)
+	}
+}
+
+// commitGroup runs the writes of group in one transaction and closes their done channels.
+func (s *Store) commitGroup(group []*queuedWrite) {
+	if len(group) == 1 {
+		w := group[0]
+		if w.err = w.ctx.Err(); w.err == nil {
+			w.capture(func() error { return s.transaction(context.WithoutCancel(w.ctx), w.fn) })
+		}
+		close(w.done)
+		return
+	}
+	// The transaction belongs to no single caller: a caller that gives up does not end it.
+	ctx := context.Background()
+	tx, err := s.writer.BeginTx(ctx, nil)
+	if err != nil {
+		for _, w := range group {
+			w.err = err
+			close(w.done)
+		}
+		return
+	}
+	var committed []*queuedWrite // the writes the commit carries
+	for i, w := range group {
+		if w.err = w.ctx.Err(); w.err != nil {
+			close(w.done)
+			continue
+		}
+		if err := inSavepoint(ctx, tx, w); err != nil {
+			// The transaction itself failed: none of the writes it ran so far is kept. The writes
+			// not yet run are committed as a group of their own.
+			tx.Rollback()
+			for _, c := range committed {
+				c.err = fmt.Errorf("store: a write grouped with this one ended the transaction: %w", err)
+				close(c.done)
+			}
+			if w.err == nil {
+				w.err = err
+			}
+			close(w.done)
+			if rest := group[i+1:]; len(rest) > 0 {
+				s.commitGroup(rest)
+			}
+			return
+		}
+		if w.err != nil {
+			close(w.done)
+			continue
+		}
+		committed = append(committed, w)
+	}
+	err = mapError(tx.Commit())
+	for _, w := range committed {
+		w.err = err
+		close(w.done)
+	}
+}
+
+// inSavepoint runs w inside a savepoint of tx: w.err is its own outcome, with its writes rolled back
+// when it failed; the error returned means that the transaction itself is lost.
+func inSavepoint(ctx context.Context, tx *sql.Tx, w *queuedWrite) error {
+	if _, err := tx.ExecContext(ctx, `SAVEPOINT grouped_write`); err != nil {
+		return err
+	}
+	if w.capture(func() error { return w.fn(tx) }); w.err != nil {
+		w.err = mapError(w.err)
+		if _, err := tx.ExecContext(ctx, `ROLLBACK TO grouped_write`); err != nil {
+			return err
+		}
+	}
+	_, err := tx.ExecContext(ctx, `RELEASE grouped_write`)
+	return err
 }
 
 // mapError turns SQLite constraint violations into the package's sentinels.

@@ -38,6 +38,7 @@ Usage:
   einvoice sign (--nif NIF [--data DIR] | --p12 F.p12 [--password-file F | --password-env VAR]) [-o OUT] FILE
                                                        XAdES-BES for an XML, PAdES for a PDF
   einvoice verify [--json] FILE...                      checks every signature of XML and PDF files
+  einvoice bench [--data DIR] [--documents N] [--clients C] [--sign] [--pid PID]   load client for a running server
   einvoice --new-config                                prints the documented example configuration
   einvoice version
 `
@@ -67,6 +68,8 @@ func Run(args []string, stdout, stderr io.Writer) int {
 		return signCmd(args[1:], stdout, stderr)
 	case "verify":
 		return verifyCmd(args[1:], stdout, stderr)
+	case "bench":
+		return benchCmd(args[1:], stdout, stderr)
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, usage)
 		return 0

@@ -1,0 +1,99 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"io"
+	"net/http"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// The bench's invoices pass validation, with and without their visual PDF, and carry the number
+// placeholder once.
+func TestBenchInvoiceIsValid(t *testing.T) {
+	for _, withPDF := range []bool{false, true} {
+		xml, err := benchInvoice("508025338", "500000000", 2, withPDF)
+		if err != nil {
+			t.Fatal(withPDF, err)
+		}
+		if n := bytes.Count(xml, []byte(benchNumber)); n != 1 {
+			t.Errorf("withPDF %v: the number placeholder occurs %d times", withPDF, n)
+		}
+	}
+}
+
+// The bench against the real binary: signed and unsigned creations, the reads, the server's CPU time,
+// and the advice when the server's rate limit stops it.
+func TestBenchAgainstTheDemo(t *testing.T) {
+	data := t.TempDir()
+	p, creds := startDemo(t, data)
+	pid := p.cmd.Process.Pid
+
+	var out, errOut bytes.Buffer
+	if code := benchCmd([]string{"--data", data, "--documents", "2", "--clients", "2", "--sign", "--reads", "2"}, &out, &errOut); code != 0 {
+		t.Fatalf("signed bench: exit %d\n%s%s", code, out.String(), errOut.String())
+	}
+	c := client{t, creds.APIBase}
+	as := map[string]string{"Authorization": "Bearer " + c.token(creds, "benchcheck"), "entity": creds.Entities[0].PublicKey}
+	// Documents 1 to 3 (the first warms up): the service signed the XML and the embedded PDF.
+	if status, _ := c.call("GET", "/apps/documents/3", as, ""); status != 200 {
+		t.Fatalf("document 3: %d", status)
+	}
+	xml := c.raw("/apps/documents/3/xml", as)
+	pdf := c.raw("/apps/documents/3/pdf", as)
+	if !strings.Contains(xml, "SignatureValue") || !strings.Contains(pdf, "/ByteRange") {
+		t.Errorf("not signed: XML signature %v, PDF signature %v", strings.Contains(xml, "SignatureValue"), strings.Contains(pdf, "/ByteRange"))
+	}
+
+	out.Reset()
+	if code := benchCmd([]string{"--data", data, "--documents", "5", "--clients", "2", "--reads", "2", "--pid", strconv.Itoa(pid)}, &out, &errOut); code != 0 {
+		t.Fatalf("bench: exit %d\n%s%s", code, out.String(), errOut.String())
+	}
+	for _, want := range []string{
+		`5 documents in [0-9.]+ s: [0-9]+ documents/s`, `latency p50 [0-9.]+ ms  p95 [0-9.]+ ms  p99 [0-9.]+ ms`,
+		`server CPU [0-9.]+ ms per document`, `GET /apps/documents/\{id\} +p50 [0-9.]+ ms`,
+		`GET /apps/states-report/documents \(pages 1-100\) +p50`,
+	} {
+		if !regexp.MustCompile(want).MatchString(out.String()) {
+			t.Errorf("output lacks %q:\n%s", want, out.String())
+		}
+	}
+
+	out.Reset()
+	if code := benchCmd([]string{"--data", data, "--documents", "0", "--reads", "3"}, &out, &errOut); code != 0 ||
+		!strings.Contains(out.String(), "GET /apps/documents?number=") {
+		t.Fatalf("reads only: exit %d\n%s%s", code, out.String(), errOut.String())
+	}
+
+	// The demo keeps the default limit of 200 requests a minute.
+	cfg := benchConfig{documents: 250, clients: 4, lines: 2}
+	if err := cfg.complete("", data); err != nil {
+		t.Fatal(err)
+	}
+	if err := runBench(context.Background(), cfg, &out); !errors.Is(err, errRateLimited) || !strings.Contains(err.Error(), "requests_per_minute = 0") {
+		t.Fatalf("rate limited: %v", err)
+	}
+}
+
+// raw reads a file the API serves.
+func (c client) raw(path string, header map[string]string) string {
+	c.t.Helper()
+	req, _ := http.NewRequest("GET", c.base+path, nil)
+	for k, v := range header {
+		req.Header.Set(k, v)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		c.t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode != 200 {
+		c.t.Fatalf("%s: %d %s", path, resp.StatusCode, body)
+	}
+	return string(body)
+}

@@ -1,0 +1,99 @@
+package store
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"testing"
+)
+
+// A creation's repeated rows are written by one statement each: every file of a document, and an
+// outbox row for each webhook that takes the event.
+
+func TestReplaceFilesStoresEveryFileInOrder(t *testing.T) {
+	s := open(t, t.TempDir())
+	ctx := context.Background()
+	issuer, err := s.CreateEntity(ctx, NewEntity{Name: "A", Country: "PT", NIF: "508025338"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var files []File
+	for i := range 130 { // more than one statement's worth
+		files = append(files, File{Role: FileAttachment, Name: fmt.Sprintf("f%d.txt", i), MIME: "text/plain", Content: []byte(fmt.Sprint("content ", i))})
+	}
+	files[0].Role = FileXML
+	var doc Document
+	err = s.Update(ctx, func(tx *Tx) error {
+		doc = Document{IssuerID: issuer.ID, Kind: "invoice", TypeCode: "FT", Number: "FT 1", EmissionDate: "2026-11-20",
+			Currency: "EUR", PayableAmount: "1.00", State: StateToSend, EDIState: "pending", Method: "ubl"}
+		if err := tx.SaveDocument(&doc); err != nil {
+			return err
+		}
+		if err := tx.ReplaceFiles(doc.ID, files[:3]); err != nil { // replaced below
+			return err
+		}
+		return tx.ReplaceFiles(doc.ID, files)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := s.DocumentFiles(ctx, doc.ID)
+	if err != nil || len(got) != len(files) {
+		t.Fatalf("%d files, %v", len(got), err)
+	}
+	for i, f := range got {
+		if f.Name != files[i].Name || f.Role != files[i].Role || f.Size != int64(len(files[i].Content)) || len(f.SHA256) != 32 {
+			t.Fatalf("file %d: %+v", i, f)
+		}
+	}
+	last, err := s.DocumentFile(ctx, doc.ID, got[129].ID)
+	if err != nil || !bytes.Equal(last.Content, files[129].Content) {
+		t.Fatalf("content of the last: %q %v", last.Content, err)
+	}
+}
+
+func TestEnqueueWebhooksOnePerWebhookTakingTheEvent(t *testing.T) {
+	s := open(t, t.TempDir())
+	ctx := context.Background()
+	a, _ := s.CreateEntity(ctx, NewEntity{Name: "A", Country: "PT", NIF: "508025338"})
+	b, _ := s.CreateEntity(ctx, NewEntity{Name: "B", Country: "PT", NIF: "500000000"})
+	var takes []int64
+	for _, w := range []Webhook{
+		{EntityID: a.ID, URL: "https://a.example/1", Key: "k", Events: []string{"document.received", "document.state_changed"}},
+		{EntityID: a.ID, URL: "https://a.example/2", Key: "k", Events: []string{"document.received.extra"}}, // not a match
+		{EntityID: a.ID, URL: "https://a.example/3", Key: "k", Events: []string{"document.state_changed"}},
+		{EntityID: b.ID, URL: "https://b.example/1", Key: "k", Events: []string{"document.state_changed"}}, // another entity
+	} {
+		created, err := s.CreateWebhook(ctx, w)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if w.EntityID == a.ID && w.Events[len(w.Events)-1] == "document.state_changed" {
+			takes = append(takes, created.ID)
+		}
+	}
+	err := s.Update(ctx, func(tx *Tx) error {
+		return tx.EnqueueWebhooks(a.ID, 0, "document.state_changed", map[string]any{"state": "sent", "previous_state": ""})
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	due, err := s.DueOutbox(ctx, "webhook", "9999-12-31 23:59:59", 100)
+	if err != nil || len(due) != len(takes) {
+		t.Fatalf("%d outbox rows for %d webhooks, %v", len(due), len(takes), err)
+	}
+	for i, item := range due {
+		var p struct {
+			WebhookID int64  `json:"webhook_id"`
+			Event     string `json:"event"`
+			State     string `json:"state"`
+		}
+		if err := json.Unmarshal(item.Payload, &p); err != nil {
+			t.Fatal(err)
+		}
+		if item.EntityID != a.ID || item.DocumentID != 0 || p.WebhookID != takes[i] || p.Event != "document.state_changed" || p.State != "sent" {
+			t.Errorf("row %d: %+v %s", i, item, item.Payload)
+		}
+	}
+}
