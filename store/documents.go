@@ -188,8 +188,13 @@ func (s *Store) DocumentVersion(ctx context.Context, id int64) (edits int, recip
 // History lists what happened to a document, oldest first. The e-mail entries name their e-mail by its
 // public identifier.
 func (s *Store) History(ctx context.Context, documentID int64) ([]HistoryEntry, error) {
+	return s.history(ctx, `document_id = ?`, documentID)
+}
+
+// history lists the history entries that match cond, oldest first.
+func (s *Store) history(ctx context.Context, cond string, args ...any) ([]HistoryEntry, error) {
 	rows, err := s.reader.QueryContext(ctx, `SELECT id, document_id, kind, coalesce(state, ''), description,
-		coalesce(data, ''), created_at FROM document_history WHERE document_id = ? ORDER BY id`, documentID)
+		coalesce(data, ''), created_at FROM document_history WHERE `+cond+` ORDER BY id`, args...)
 	if err != nil {
 		return nil, err
 	}

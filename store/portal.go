@@ -96,21 +96,27 @@ func (s *Store) Documents(ctx context.Context, f DocumentFilter) ([]Document, in
 	if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM documents WHERE `+cond, args...).Scan(&total); err != nil {
 		return nil, 0, err
 	}
-	rows, err := tx.QueryContext(ctx, `SELECT `+documentColumns+` FROM documents WHERE `+cond+
+	docs, err := s.documentRows(ctx, tx, `SELECT `+documentColumns+` FROM documents WHERE `+cond+
 		` ORDER BY `+column+dir+`, id`+dir+` LIMIT ? OFFSET ?`, append(args, f.Limit, f.Offset)...)
+	return docs, total, err
+}
+
+// documentRows reads the documents a query selects (with documentColumns).
+func (s *Store) documentRows(ctx context.Context, tx *sql.Tx, query string, args ...any) ([]Document, error) {
+	rows, err := tx.QueryContext(ctx, query, args...)
 	if err != nil {
-		return nil, 0, err
+		return nil, err
 	}
 	defer rows.Close()
 	var out []Document
 	for rows.Next() {
 		d, err := scanDocument(s.ids, rows)
 		if err != nil {
-			return nil, 0, err
+			return nil, err
 		}
 		out = append(out, d)
 	}
-	return out, total, rows.Err()
+	return out, rows.Err()
 }
 
 // DocumentCounts are an entity's documents counted by side and state.

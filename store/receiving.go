@@ -50,21 +50,9 @@ func (s *Store) Inbox(ctx context.Context, f InboxFilter) ([]Document, int, erro
 	if err != nil {
 		return nil, 0, err
 	}
-	rows, err := tx.QueryContext(ctx, `SELECT `+documentColumns+` FROM documents WHERE `+cond+` ORDER BY id DESC LIMIT ? OFFSET ?`,
+	docs, err := s.documentRows(ctx, tx, `SELECT `+documentColumns+` FROM documents WHERE `+cond+` ORDER BY id DESC LIMIT ? OFFSET ?`,
 		append(args, f.Limit, f.Offset)...)
-	if err != nil {
-		return nil, 0, err
-	}
-	defer rows.Close()
-	var out []Document
-	for rows.Next() {
-		d, err := scanDocument(s.ids, rows)
-		if err != nil {
-			return nil, 0, err
-		}
-		out = append(out, d)
-	}
-	return out, total, rows.Err()
+	return docs, total, err
 }
 
 // listTotal is a list's total: the kept count when the list is unfiltered, else a count of its rows.

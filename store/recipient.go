@@ -2,7 +2,6 @@ package store
 
 import (
 	"context"
-	"encoding/json"
 )
 
 // A document's recipient-side state belongs to one recipient. When an edit sends the document to
@@ -34,24 +33,5 @@ func (t *Tx) CutOffRecipient(documentID, previousRecipientID int64) error {
 // RecipientHistory lists, oldest first, what a recipient may see of a document's history: the entries
 // written while it was the document's recipient, without the issuer's e-mail records.
 func (s *Store) RecipientHistory(ctx context.Context, documentID, recipientID int64) ([]HistoryEntry, error) {
-	rows, err := s.reader.QueryContext(ctx, `SELECT id, document_id, kind, coalesce(state, ''), description,
-		coalesce(data, ''), created_at FROM document_history
-		WHERE document_id = ? AND recipient_id = ? AND kind <> 'email' ORDER BY id`, documentID, recipientID)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var out []HistoryEntry
-	for rows.Next() {
-		var h HistoryEntry
-		var data string
-		if err := rows.Scan(&h.ID, &h.DocumentID, &h.Kind, &h.State, &h.Description, &data, &h.CreatedAt); err != nil {
-			return nil, err
-		}
-		if data != "" {
-			h.Data = json.RawMessage(data)
-		}
-		out = append(out, h)
-	}
-	return out, rows.Err()
+	return s.history(ctx, `document_id = ? AND recipient_id = ? AND kind <> 'email'`, documentID, recipientID)
 }

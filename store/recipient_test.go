@@ -41,6 +41,9 @@ func TestRecipientHistoryAndCutOff(t *testing.T) {
 		}
 		out := ""
 		for _, h := range entries {
+			if h.PublicID == "" {
+				t.Fatalf("entry %d has no public id", h.ID)
+			}
 			out += h.Kind + ";"
 		}
 		return out
