@@ -703,7 +703,6 @@ func buildLine(b *fieldBuilder, field string, index int, in *lineData) ubl.Line 
 	return l
 }
 
-
 // buildCategory reads a VAT rate, code and exemption reason. Exempt categories need the reason.
 func buildCategory(b *fieldBuilder, f func(string) string, percentText, codeText, reasonCode, reason text) ubl.TaxCategory {
 	percent := b.dec(f("tax_percent"), percentText, true, 2, false)

@@ -31,7 +31,11 @@ func bracketTree(values map[string][]string) (map[string]any, error) {
 			}
 		}
 	}
-	return listify(root).(map[string]any), nil
+	out := make(map[string]any, len(root))
+	for k, v := range root { // the top level is always a group, even when every name is a number
+		out[k] = listify(v)
+	}
+	return out, nil
 }
 
 // splitBrackets splits "a[b][0][]" into a, b, 0 and "" (append).
@@ -39,6 +43,9 @@ func splitBrackets(key string) ([]string, error) {
 	name, rest, _ := strings.Cut(key, "[")
 	if name == "" {
 		return nil, fmt.Errorf("field %q has no name", key)
+	}
+	if strings.ContainsFunc(key, func(r rune) bool { return r < 0x20 || r == 0x7f }) {
+		return nil, fmt.Errorf("field %q has a control character", key)
 	}
 	path := []string{name}
 	if rest == "" && !strings.Contains(key, "[") {
@@ -72,9 +79,17 @@ func place(node map[string]any, path []string, key, value string) error {
 			if !last {
 				return fmt.Errorf("field %q: [] must come last", key)
 			}
+			for k := range node {
+				if k != appendKey && !isIndex(k) {
+					return fmt.Errorf("field %q mixes [] with named fields", key)
+				}
+			}
 			list, _ := node[appendKey].([]string)
 			node[appendKey] = append(list, value)
 			return nil
+		}
+		if _, appended := node[appendKey]; appended && !isIndex(seg) {
+			return fmt.Errorf("field %q mixes [] with named fields", key)
 		}
 		if last {
 			if _, isMap := node[seg].(map[string]any); isMap {
@@ -96,6 +111,13 @@ func place(node map[string]any, path []string, key, value string) error {
 	return nil
 }
 
+// isIndex reports whether a bracket segment is a list index: a number from 0 to 10,000 written
+// without leading zeros ("01" is a name, not the index 1).
+func isIndex(seg string) bool {
+	n, err := strconv.Atoi(seg)
+	return err == nil && n >= 0 && n <= 10000 && strconv.Itoa(n) == seg
+}
+
 // listify turns maps whose keys are all indexes (or appended items) into lists.
 func listify(v any) any {
 	m, ok := v.(map[string]any)
@@ -109,11 +131,11 @@ func listify(v any) any {
 		if k == appendKey {
 			continue
 		}
-		n, err := strconv.Atoi(k)
-		if err != nil || n < 0 || n > 10000 {
+		if !isIndex(k) {
 			allIndexes = false
 			break
 		}
+		n, _ := strconv.Atoi(k)
 		indexes = append(indexes, n)
 	}
 	if allIndexes && (len(indexes) > 0 || len(appended) > 0) {
