@@ -227,12 +227,12 @@ func docTypeOf(code string) (docType, bool) {
 	return docType{}, false
 }
 
-// deliveryFlags are the delivery and signing options of both creation methods.
-type deliveryFlags struct {
-	sendByEmail    bool
-	emails         []string
-	disableXMLSign bool
-	disablePDFSign bool
+// IssueOptions are the delivery and signing options of both creation methods.
+type IssueOptions struct {
+	SendByEmail    bool     // send_by_email: the PDF goes by e-mail to the customer
+	Emails         []string // additional_emails: more addresses
+	DisableXMLSign bool     // disable_xml_sign: the service does not sign the XML
+	DisablePDFSign bool     // disable_pdf_sign: nor the PDFs
 }
 
 // fieldBuilder turns text fields into typed values, collecting the problems under their field names:
@@ -354,15 +354,15 @@ func (b *fieldBuilder) flag(field string, v text) bool {
 
 // flags reads the delivery options; emails are the additional ones (the customer's comes from the
 // document).
-func (b *fieldBuilder) flags(sendByEmail text, emails []text, disableXML, disablePDF text) deliveryFlags {
-	f := deliveryFlags{
-		sendByEmail:    b.flag("send_by_email", sendByEmail),
-		disableXMLSign: b.flag("disable_xml_sign", disableXML),
-		disablePDFSign: b.flag("disable_pdf_sign", disablePDF),
+func (b *fieldBuilder) flags(sendByEmail text, emails []text, disableXML, disablePDF text) IssueOptions {
+	f := IssueOptions{
+		SendByEmail:    b.flag("send_by_email", sendByEmail),
+		DisableXMLSign: b.flag("disable_xml_sign", disableXML),
+		DisablePDFSign: b.flag("disable_pdf_sign", disablePDF),
 	}
 	for i, e := range emails {
 		if addr := b.email(fmt.Sprintf("additional_emails[%d]", i), e); addr != "" {
-			f.emails = append(f.emails, addr)
+			f.Emails = append(f.Emails, addr)
 		}
 	}
 	if len(emails) > 20 {

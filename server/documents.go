@@ -18,7 +18,6 @@ import (
 
 	"einvoice/server/i18n"
 	"einvoice/store"
-	"einvoice/ubl"
 
 	"github.com/labstack/echo/v4"
 )
@@ -31,7 +30,7 @@ func (s *Server) createDocumentUBL(c echo.Context) error {
 	req := c.Request()
 	mt, _, _ := mime.ParseMediaType(req.Header.Get(echo.HeaderContentType))
 	var xml []byte
-	var flags deliveryFlags
+	var flags IssueOptions
 	b := &fieldBuilder{}
 	switch mt {
 	case mimeMultipart:
@@ -64,11 +63,8 @@ func (s *Server) createDocumentUBL(c echo.Context) error {
 	if err := b.err(); err != nil {
 		return err
 	}
-	seal, err := s.sealFor(req.Context(), actingEntity(c))
-	if err != nil {
-		return err
-	}
-	return s.respondIssued(c, issueRequest{issuer: actingEntity(c), method: "ubl", xml: xml, seal: seal, flags: flags, lang: langOf(c)})
+	out, err := s.IssueXML(req.Context(), actingEntity(c), xml, flags, langOf(c))
+	return respondIssued(c, out, err)
 }
 
 // createDocument takes structured data as multipart bracket fields or as a JSON object, builds the
@@ -111,40 +107,20 @@ func (s *Server) createDocument(c echo.Context) error {
 	if err := b.err(); err != nil {
 		return err
 	}
-	issuer := actingEntity(c)
-	model, err := buildDocument(&in, issuer)
-	if err != nil {
-		return err
-	}
-	seal, err := s.sealFor(c.Request().Context(), issuer)
-	if err != nil {
-		return err
-	}
-	var sent int64
-	for _, u := range uploads {
-		sent += int64(len(u.content))
-	}
-	if uploads, err = s.prepareUploads(issuer, seal, flags, model, uploads, langOf(c)); err != nil {
-		return err
-	}
-	embedUploads(model, uploads)
-	xml, err := ubl.Generate(model)
-	if err != nil {
-		return err
-	}
-	return s.respondIssued(c, issueRequest{issuer: issuer, method: "data", xml: xml, seal: seal, sent: sent, flags: flags, lang: langOf(c)})
+	out, err := s.IssueData(c.Request().Context(), actingEntity(c), &in, uploads, flags, langOf(c))
+	return respondIssued(c, out, err)
 }
 
-func (s *Server) respondIssued(c echo.Context, req issueRequest) error {
-	out, err := s.issue(c.Request().Context(), req)
+// respondIssued answers a creation: 201 s011, or 200 s012 for an edit.
+func respondIssued(c echo.Context, out Issued, err error) error {
 	if err != nil {
 		return err
 	}
 	code := CodeDocumentCreated
-	if out.edited {
+	if out.Edited {
 		code = CodeDocumentEdited
 	}
-	return respond(c, code, map[string]any{"data": summarize(out.doc, req.issuer.ID, req.lang)})
+	return respond(c, code, map[string]any{"data": summarize(out.Document, actingEntity(c).ID, langOf(c))})
 }
 
 func first(v []string) string {

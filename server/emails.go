@@ -94,8 +94,8 @@ func (s *Server) returnPath() string {
 
 // openToken is a message's open-tracking token: only this installation can make it from the
 // Message-ID, and the store keeps only its hash.
-func (s *Server) openToken(messageID string) string {
-	return mailer.TokenFromMAC(s.store.MAC("email open", []byte(messageID)))
+func (w *Workflow) openToken(messageID string) string {
+	return mailer.TokenFromMAC(w.store.MAC("email open", []byte(messageID)))
 }
 
 // bounceTag names an e-mail record in its return path: e<public id>, so that returned mail finds it,
@@ -113,12 +113,12 @@ func (s *Server) emailOfTag(tag string) int64 {
 }
 
 // queueEmails adds the e-mail records of a document created or edited with send_by_email=1.
-func (s *Server) queueEmails(tx *store.Tx, d *store.Document, lang string) error {
-	domain := mailer.Domain(s.cfg.Mail.FromAddress)
+func (w *Workflow) queueEmails(tx *store.Tx, d *store.Document, lang string) error {
+	domain := mailer.Domain(w.cfg.Mail.FromAddress)
 	emails := make([]store.NewEmail, len(d.EmailAddresses))
 	for i, addr := range d.EmailAddresses {
 		id := mailer.NewMessageID(domain)
-		emails[i] = store.NewEmail{Address: addr, MessageID: id, OpenTokenHash: mailer.TokenHash(s.openToken(id))}
+		emails[i] = store.NewEmail{Address: addr, MessageID: id, OpenTokenHash: mailer.TokenHash(w.openToken(id))}
 	}
 	return tx.QueueEmails(d.ID, d.IssuerID, lang, emails)
 }

@@ -52,24 +52,60 @@ type issueRequest struct {
 	xml    []byte
 	seal   *signing.Seal // the issuer's, when the service signs for it
 	sent   int64         // bytes of attachments the integrator sent (data method; the XML's are counted here)
-	flags  deliveryFlags
+	flags  IssueOptions
 	lang   string
 }
 
-// issued is the outcome of a creation request.
-type issued struct {
-	doc    store.Document
-	edited bool
+// Issued is the outcome of a creation: the document as stored, and whether it edited one.
+type Issued struct {
+	Document store.Document
+	Edited   bool // an existing document (same issuer, number, type and date) was replaced
+}
+
+// IssueXML issues, or edits, a document from its UBL XML for the issuer: the method of POST
+// /apps/documentsUBL and of the portal's upload. Its errors are the API's.
+func (w *Workflow) IssueXML(ctx context.Context, issuer store.Entity, xml []byte, opts IssueOptions, lang string) (Issued, error) {
+	seal, err := w.sealFor(ctx, issuer)
+	if err != nil {
+		return Issued{}, err
+	}
+	return w.issue(ctx, issueRequest{issuer: issuer, method: "ubl", xml: xml, seal: seal, flags: opts, lang: lang})
+}
+
+// IssueData issues, or edits, a CIUS-PT invoice or credit note from structured data and the files sent
+// with it (POST /apps/documents): the XML is written from the data, then the same pipeline runs.
+func (w *Workflow) IssueData(ctx context.Context, issuer store.Entity, in *documentData, uploads []upload, opts IssueOptions, lang string) (Issued, error) {
+	model, err := buildDocument(in, issuer)
+	if err != nil {
+		return Issued{}, err
+	}
+	seal, err := w.sealFor(ctx, issuer)
+	if err != nil {
+		return Issued{}, err
+	}
+	var sent int64
+	for _, u := range uploads {
+		sent += int64(len(u.content))
+	}
+	if uploads, err = w.prepareUploads(issuer, seal, opts, model, uploads, lang); err != nil {
+		return Issued{}, err
+	}
+	embedUploads(model, uploads)
+	xml, err := ubl.Generate(model)
+	if err != nil {
+		return Issued{}, err
+	}
+	return w.issue(ctx, issueRequest{issuer: issuer, method: "data", xml: xml, seal: seal, sent: sent, flags: opts, lang: lang})
 }
 
 // issue runs the pipeline. Its errors are the API's: FieldErrors for everything the caller can fix.
-func (s *Server) issue(ctx context.Context, req issueRequest) (issued, error) {
+func (w *Workflow) issue(ctx context.Context, req issueRequest) (Issued, error) {
 	result, model, err := ubl.Check(ctx, req.xml, ubl.Auto, req.lang)
 	if err != nil {
-		return issued{}, err
+		return Issued{}, err
 	}
 	if result.Rejected() || model == nil {
-		return issued{}, invalidDocument(result, req.lang)
+		return Issued{}, invalidDocument(result, req.lang)
 	}
 	party, partyField := model.Seller, "supplier"
 	counterparty := model.Buyer
@@ -77,38 +113,38 @@ func (s *Server) issue(ctx context.Context, req issueRequest) (issued, error) {
 		party, partyField, counterparty = model.Buyer, "customer", model.Seller
 	}
 	if !taxIDMatches(party, req.issuer) {
-		return issued{}, fieldError(partyField, CodeNotParty)
+		return Issued{}, fieldError(partyField, CodeNotParty)
 	}
 	emails, err := recipientEmails(req, model)
 	if err != nil {
-		return issued{}, err
+		return Issued{}, err
 	}
 	if req.method == "ubl" && req.issuer.SignsItself {
 		if err := checkIncomingXML(req.xml, model); err != nil {
-			return issued{}, err
+			return Issued{}, err
 		}
 	}
 	embedded := embeddedFiles(model)
-	if req.seal != nil && req.method == "ubl" && !req.flags.disablePDFSign {
+	if req.seal != nil && req.method == "ubl" && !req.flags.DisablePDFSign {
 		// Data-method PDFs were signed before they were embedded.
-		if err := s.signEmbeddedPDFs(req.issuer.ID, req.seal, embedded); err != nil {
-			return issued{}, err
+		if err := w.signEmbeddedPDFs(req.issuer.ID, req.seal, embedded); err != nil {
+			return Issued{}, err
 		}
 	}
-	if req.seal != nil && !req.flags.disableXMLSign {
-		if req.xml, err = signing.SignXML(req.xml, req.seal, s.now(), signing.XMLOptions{}); err != nil {
-			return issued{}, fmt.Errorf("signing the XML: %w", err)
+	if req.seal != nil && !req.flags.DisableXMLSign {
+		if req.xml, err = signing.SignXML(req.xml, req.seal, w.now(), signing.XMLOptions{}); err != nil {
+			return Issued{}, fmt.Errorf("signing the XML: %w", err)
 		}
 	}
 	files := append([]store.File{{Role: store.FileXML, Name: safeFileName(model.Number) + ".xml", MIME: "application/xml", Content: req.xml}}, embedded...)
 
-	var out issued
-	err = s.store.Update(ctx, func(tx *store.Tx) error {
+	var out Issued
+	err = w.store.Update(ctx, func(tx *store.Tx) error {
 		recipient, err := recipientOf(tx, counterparty)
 		if err != nil {
 			return err
 		}
-		if err := s.testModeAllows(req, recipient); err != nil {
+		if err := w.testModeAllows(req, recipient); err != nil {
 			return err
 		}
 		if recipient != nil {
@@ -126,7 +162,7 @@ func (s *Server) issue(ctx context.Context, req issueRequest) (issued, error) {
 			// The id lets a creation retried after its answer was lost find the document it made.
 			return FieldErrors{"number": {Code: CodeAlreadyExists, Details: map[string]string{"id": DocumentRef(doc)}}}
 		default:
-			out.edited = true
+			out.Edited = true
 		}
 		before := doc
 		if err := fillDocument(&doc, req, model, counterparty, emails); err != nil {
@@ -144,7 +180,7 @@ func (s *Server) issue(ctx context.Context, req issueRequest) (issued, error) {
 		if recipient != nil {
 			doc.RecipientID = recipient.ID
 		}
-		if out.edited {
+		if out.Edited {
 			doc.Edits++
 			doc.ImportedAt = "" // a new version waits in the recipient's inbox again
 		}
@@ -152,7 +188,7 @@ func (s *Server) issue(ctx context.Context, req issueRequest) (issued, error) {
 		if err := tx.SaveDocument(&doc); err != nil {
 			return err
 		}
-		if out.edited && recipientChanged(before, doc) {
+		if out.Edited && recipientChanged(before, doc) {
 			if err := tx.CutOffRecipient(doc.ID, before.RecipientID); err != nil {
 				return err
 			}
@@ -164,18 +200,18 @@ func (s *Server) issue(ctx context.Context, req issueRequest) (issued, error) {
 		if err := chargeTransactions(tx, req, &doc, recipient, files); err != nil {
 			return err
 		}
-		out.doc = doc
-		if err := recordChange(tx, &doc, before.State, out.edited, recipient); err != nil {
+		out.Document = doc
+		if err := recordChange(tx, &doc, before.State, out.Edited, recipient); err != nil {
 			return err
 		}
 		if doc.SendByEmail && len(doc.EmailAddresses) > 0 {
-			return s.queueEmails(tx, &doc, req.lang)
+			return w.queueEmails(tx, &doc, req.lang)
 		}
 		return nil
 	})
 	if err == nil {
-		s.jobs.trigger(jobWebhooks)
-		s.jobs.trigger(jobEmails)
+		w.jobs.trigger(jobWebhooks)
+		w.jobs.trigger(jobEmails)
 	}
 	return out, err
 }
@@ -229,8 +265,8 @@ func recipientOf(tx *store.Tx, p ubl.Party) (*store.Entity, error) {
 
 // testModeAllows applies the test environment's limits: only the test entities issue, to each other,
 // or by e-mail to a recipient that is not an entity here.
-func (s *Server) testModeAllows(req issueRequest, recipient *store.Entity) error {
-	if !s.cfg.TestMode() {
+func (w *Workflow) testModeAllows(req issueRequest, recipient *store.Entity) error {
+	if !w.cfg.TestMode() {
 		return nil
 	}
 	if !req.issuer.TestEntity {
@@ -239,7 +275,7 @@ func (s *Server) testModeAllows(req issueRequest, recipient *store.Entity) error
 	switch {
 	case recipient != nil && recipient.TestEntity && recipient.ID != req.issuer.ID:
 		return nil
-	case recipient == nil && req.flags.sendByEmail:
+	case recipient == nil && req.flags.SendByEmail:
 		return nil
 	}
 	return fieldError("customer", CodeTestRecipient)
@@ -320,7 +356,7 @@ func chargeTransactions(tx *store.Tx, req issueRequest, d *store.Document, recip
 			return err
 		}
 	}
-	if req.seal == nil || req.flags.disableXMLSign && req.flags.disablePDFSign {
+	if req.seal == nil || req.flags.DisableXMLSign && req.flags.DisablePDFSign {
 		return nil // the service signs nothing for this document
 	}
 	size := req.sent
@@ -358,8 +394,8 @@ func fillDocument(d *store.Document, req issueRequest, m *ubl.Document, counterp
 	d.Customer = partyKey(customer)
 	d.PayableAmount = m.Totals.Payable.StringFixed(2)
 	d.Method = req.method
-	d.SendByEmail, d.EmailAddresses = req.flags.sendByEmail, emails
-	d.DisableXMLSign, d.DisablePDFSign = req.flags.disableXMLSign, req.flags.disablePDFSign
+	d.SendByEmail, d.EmailAddresses = req.flags.SendByEmail, emails
+	d.DisableXMLSign, d.DisablePDFSign = req.flags.DisableXMLSign, req.flags.DisablePDFSign
 	var err error
 	d.Data, err = encodeDocumentData(m, req.lang)
 	return err
@@ -373,7 +409,7 @@ func partyKey(p ubl.Party) store.PartyKey {
 // recipientEmails is where the document goes by e-mail: the additional addresses and the customer's
 // (customer[email], or the XML's customer contact), each once.
 func recipientEmails(req issueRequest, m *ubl.Document) ([]string, error) {
-	if !req.flags.sendByEmail {
+	if !req.flags.SendByEmail {
 		return nil, nil
 	}
 	var out []string
@@ -394,7 +430,7 @@ func recipientEmails(req issueRequest, m *ubl.Document) ([]string, error) {
 		}
 		add(customer)
 	}
-	for _, e := range req.flags.emails {
+	for _, e := range req.flags.Emails {
 		add(e)
 	}
 	if len(out) == 0 {

@@ -90,7 +90,7 @@ func verifyPDFs(uploads []upload, required func(upload) bool) error {
 // prepareUploads makes the files a structured-data document carries: the visual PDF (rendered when
 // none was sent) and the attachments, PDFs signed when the service signs for the issuer, or their
 // signatures verified when the issuer signs by itself.
-func (s *Server) prepareUploads(issuer store.Entity, seal *signing.Seal, flags deliveryFlags, m *ubl.Document, uploads []upload, lang string) ([]upload, error) {
+func (w *Workflow) prepareUploads(issuer store.Entity, seal *signing.Seal, flags IssueOptions, m *ubl.Document, uploads []upload, lang string) ([]upload, error) {
 	hasVisual := false
 	for _, u := range uploads {
 		hasVisual = hasVisual || u.field == "file"
@@ -104,20 +104,20 @@ func (s *Server) prepareUploads(issuer store.Entity, seal *signing.Seal, flags d
 		}
 	}
 	if !hasVisual {
-		rendered, err := pdf.Render(m, pdf.Options{Lang: lang, Now: s.now()})
+		rendered, err := pdf.Render(m, pdf.Options{Lang: lang, Now: w.now()})
 		if err != nil {
 			return nil, fmt.Errorf("rendering the PDF: %w", err)
 		}
 		uploads = append([]upload{{field: "file", name: safeFileName(m.Number) + ".pdf", mime: "application/pdf", content: rendered}}, uploads...)
 	}
-	if seal == nil || flags.disablePDFSign {
+	if seal == nil || flags.DisablePDFSign {
 		return uploads, nil
 	}
 	for i, u := range uploads {
 		if u.mime != "application/pdf" {
 			continue
 		}
-		signed, err := s.signPDF(issuer.ID, seal, u.field, u.name, u.content)
+		signed, err := w.signPDF(issuer.ID, seal, u.field, u.name, u.content)
 		if err != nil {
 			return nil, err
 		}
@@ -145,12 +145,12 @@ func checkIncomingXML(xml []byte, m *ubl.Document) error {
 
 // signEmbeddedPDFs signs the PDFs an XML embeds, for the copies kept beside it; one that cannot be
 // signed refuses the document.
-func (s *Server) signEmbeddedPDFs(issuerID int64, seal *signing.Seal, files []store.File) error {
+func (w *Workflow) signEmbeddedPDFs(issuerID int64, seal *signing.Seal, files []store.File) error {
 	for i, f := range files {
 		if f.MIME != "application/pdf" {
 			continue
 		}
-		signed, err := s.signPDF(issuerID, seal, "document", f.Name, f.Content)
+		signed, err := w.signPDF(issuerID, seal, "document", f.Name, f.Content)
 		if err != nil {
 			return err
 		}
