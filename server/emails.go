@@ -290,16 +290,23 @@ var trackingGIF = []byte("GIF89a\x01\x00\x01\x00\x80\x00\x00\x00\x00\x00\xff\xff
 // emailOpened is GET /public/emails/{token}.gif: the first fetch marks the e-mail read. Every request
 // gets the same image, known token or not, so the address tells nothing.
 func (s *Server) emailOpened(c echo.Context) error {
-	token := strings.TrimSuffix(c.Param("token"), ".gif")
-	if len(token) <= 64 {
-		if _, err := s.store.MarkEmailOpened(c.Request().Context(), mailer.TokenHash(token)); err != nil {
-			s.log.Error("marking an e-mail read", "err", err)
-		}
+	if err := s.EmailOpened(c.Request().Context(), strings.TrimSuffix(c.Param("token"), ".gif")); err != nil {
+		s.log.Error("marking an e-mail read", "err", err)
 	}
 	h := c.Response().Header()
 	h.Set("Cache-Control", "no-store, no-cache, must-revalidate, private")
 	h.Set("Referrer-Policy", "no-referrer")
 	return c.Blob(http.StatusOK, "image/gif", trackingGIF)
+}
+
+// EmailOpened records that the e-mail of an open-tracking token was read (the first time counts). An
+// unknown token changes nothing.
+func (w *Workflow) EmailOpened(ctx context.Context, token string) error {
+	if len(token) > 64 {
+		return nil
+	}
+	_, err := w.store.MarkEmailOpened(ctx, mailer.TokenHash(token))
+	return err
 }
 
 // HandleBounce reads one message that came back to a return path: a delivery status notification
