@@ -65,7 +65,7 @@ type Issued struct {
 // IssueXML issues, or edits, a document from its UBL XML for the issuer: the method of POST
 // /apps/documentsUBL and of the portal's upload. Its errors are the API's.
 func (w *Workflow) IssueXML(ctx context.Context, issuer store.Entity, xml []byte, opts IssueOptions, lang string) (Issued, error) {
-	seal, err := w.sealFor(ctx, issuer)
+	seal, err := w.sealToSign(ctx, issuer, opts)
 	if err != nil {
 		return Issued{}, err
 	}
@@ -79,7 +79,7 @@ func (w *Workflow) IssueData(ctx context.Context, issuer store.Entity, in *docum
 	if err != nil {
 		return Issued{}, err
 	}
-	seal, err := w.sealFor(ctx, issuer)
+	seal, err := w.sealToSign(ctx, issuer, opts)
 	if err != nil {
 		return Issued{}, err
 	}
@@ -96,6 +96,15 @@ func (w *Workflow) IssueData(ctx context.Context, issuer store.Entity, in *docum
 		return Issued{}, err
 	}
 	return w.issue(ctx, issueRequest{issuer: issuer, method: "data", xml: xml, seal: seal, sent: sent, flags: opts, lang: lang})
+}
+
+// sealToSign is the issuer's seal when the service signs something of this creation; nil when the
+// request disables both signatures (the seal is then neither read nor checked).
+func (w *Workflow) sealToSign(ctx context.Context, issuer store.Entity, opts IssueOptions) (*signing.Seal, error) {
+	if opts.DisableXMLSign && opts.DisablePDFSign {
+		return nil, nil
+	}
+	return w.sealFor(ctx, issuer)
 }
 
 // issue runs the pipeline. Its errors are the API's: FieldErrors for everything the caller can fix.
@@ -139,6 +148,7 @@ func (w *Workflow) issue(ctx context.Context, req issueRequest) (Issued, error) 
 	files := append([]store.File{{Role: store.FileXML, Name: safeFileName(model.Number) + ".xml", MIME: "application/xml", Content: req.xml}}, embedded...)
 
 	var out Issued
+	var webhooks, mails bool
 	err = w.store.Update(ctx, func(tx *store.Tx) error {
 		recipient, err := recipientOf(tx, counterparty)
 		if err != nil {
@@ -204,13 +214,16 @@ func (w *Workflow) issue(ctx context.Context, req issueRequest) (Issued, error) 
 		if err := recordChange(tx, &doc, before.State, out.Edited, recipient); err != nil {
 			return err
 		}
-		if doc.SendByEmail && len(doc.EmailAddresses) > 0 {
+		webhooks = tx.QueuedWebhooks() > 0
+		if mails = doc.SendByEmail && len(doc.EmailAddresses) > 0; mails {
 			return w.queueEmails(tx, &doc, req.lang)
 		}
 		return nil
 	})
-	if err == nil {
+	if err == nil && webhooks { // the jobs are woken only when there is work for them
 		w.jobs.trigger(jobWebhooks)
+	}
+	if err == nil && mails {
 		w.jobs.trigger(jobEmails)
 	}
 	return out, err

@@ -352,11 +352,15 @@ func (s *Store) SetRecipientRule(ctx context.Context, entityID int64, rule strin
 // they read (an existing document, a connection, a balance) and what they write (the document, its
 // history, events and outbox rows) form one atomic step.
 type Tx struct {
-	ctx context.Context
-	tx  *sql.Tx
-	now string
-	ids *publicIDs
+	ctx      context.Context
+	tx       *sql.Tx
+	now      string
+	ids      *publicIDs
+	webhooks int64 // webhook deliveries queued in this transaction
 }
+
+// QueuedWebhooks is how many webhook deliveries the transaction has queued so far.
+func (t *Tx) QueuedWebhooks() int64 { return t.webhooks }
 
 // Update runs fn in one immediate write transaction; an error from fn rolls everything back. Updates
 // that arrive together are committed together (see writeGrouped); once fn runs, its statements are

@@ -247,11 +247,16 @@ func (t *Tx) EnqueueWebhooks(entityID, documentID int64, event string, payload m
 	// One statement for every webhook of the entity that takes the event (events are stored joined
 	// by commas). No ORDER BY: with one, SQLite plans the statement again whenever the entity id
 	// changes to or from 0 or 1.
-	_, err = t.tx.ExecContext(t.ctx, `INSERT INTO outbox (kind, entity_id, document_id, payload, next_attempt_at,
+	res, err := t.tx.ExecContext(t.ctx, `INSERT INTO outbox (kind, entity_id, document_id, payload, next_attempt_at,
 		created_at, updated_at)
 		SELECT 'webhook', entity_id, ?, json_set(?, '$.webhook_id', id), ?, ?, ? FROM webhooks
 		WHERE entity_id = ? AND instr(',' || events || ',', ',' || ? || ',') > 0`,
 		nullID(documentID), string(body), t.now, t.now, t.now, entityID, event)
+	if err != nil {
+		return err
+	}
+	n, err := res.RowsAffected()
+	t.webhooks += n
 	return err
 }
 
