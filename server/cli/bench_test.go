@@ -4,8 +4,6 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"io"
-	"net/http"
 	"regexp"
 	"strconv"
 	"strings"
@@ -90,18 +88,9 @@ func TestBenchAgainstTheDemo(t *testing.T) {
 // raw reads a file the API serves.
 func (c client) raw(path string, header map[string]string) string {
 	c.t.Helper()
-	req, _ := http.NewRequest("GET", c.base+path, nil)
-	for k, v := range header {
-		req.Header.Set(k, v)
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		c.t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	body, _ := io.ReadAll(resp.Body)
-	if resp.StatusCode != 200 {
-		c.t.Fatalf("%s: %d %s", path, resp.StatusCode, body)
+	status, body := c.send("GET", path, header, "")
+	if status != 200 {
+		c.t.Fatalf("%s: %d %s", path, status, body)
 	}
 	return string(body)
 }

@@ -106,6 +106,15 @@ type client struct {
 
 func (c client) call(method, path string, header map[string]string, body string) (int, map[string]any) {
 	c.t.Helper()
+	status, raw := c.send(method, path, header, body)
+	var v map[string]any
+	json.Unmarshal(raw, &v)
+	return status, v
+}
+
+// send makes one request and returns the status and the body as read.
+func (c client) send(method, path string, header map[string]string, body string) (int, []byte) {
+	c.t.Helper()
 	req, _ := http.NewRequest(method, c.base+path, strings.NewReader(body))
 	for k, v := range header {
 		req.Header.Set(k, v)
@@ -116,9 +125,7 @@ func (c client) call(method, path string, header map[string]string, body string)
 	}
 	defer resp.Body.Close()
 	raw, _ := io.ReadAll(resp.Body)
-	var v map[string]any
-	json.Unmarshal(raw, &v)
-	return resp.StatusCode, v
+	return resp.StatusCode, raw
 }
 
 func (c client) token(creds server.DemoCredentials, nonce string) string {
