@@ -72,18 +72,7 @@ func (w *Workflow) DocumentFile(ctx context.Context, a Access, ref, file string)
 	if err != nil {
 		return store.File{}, err
 	}
-	var f store.File
-	switch file {
-	case "xml":
-		f, err = w.store.DocumentFileByRole(ctx, d.ID, store.FileXML)
-	case "pdf":
-		f, err = w.documentPDF(ctx, d)
-	default:
-		var id int64
-		if id, err = w.store.ParsePublicID(store.KindFile, file); err == nil {
-			f, err = w.store.DocumentFile(ctx, d.ID, id)
-		}
-	}
+	f, err := w.fileOf(ctx, d, file)
 	if errors.Is(err, store.ErrNotFound) {
 		return store.File{}, fail(CodeNotFound)
 	}

@@ -366,7 +366,7 @@ func (s *Server) download(c echo.Context, file string) error {
 	if err != nil {
 		return err
 	}
-	return s.sendFile(c, d, file, langOf(c))
+	return s.sendFile(c, d, file)
 }
 
 // stateEventView is one event of the states report.

@@ -246,7 +246,7 @@ func TestAnEditCutsThePreviousRecipientOff(t *testing.T) {
 		t.Fatalf("delivery to the previous recipient: %+v", res)
 	}
 	// A file read for a version that is no longer the document's is not served.
-	if _, err := env.srv.fileOf(ctx, before, "xml", "en"); !errors.Is(err, store.ErrNotFound) {
+	if _, err := env.srv.fileOf(ctx, before, "xml"); !errors.Is(err, store.ErrNotFound) {
 		t.Fatalf("file of a previous version: %v", err)
 	}
 }

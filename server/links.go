@@ -142,14 +142,14 @@ func (s *Server) publicDownload(c echo.Context) error {
 	if !s.linkValid(d, c.Param("file"), c.QueryParam("token")) {
 		return fail(CodeNotFound)
 	}
-	return s.sendFile(c, d, c.Param("file"), "pt")
+	return s.sendFile(c, d, c.Param("file"))
 }
 
 // sendFile answers with one of a document's files ("xml", "pdf" or a file's public id) as an
 // attachment, provided the document is still the version d was read as (an edit between the two
 // reads would otherwise hand the new version to whoever could see the old one).
-func (s *Server) sendFile(c echo.Context, d store.Document, file, lang string) error {
-	f, err := s.fileOf(c.Request().Context(), d, file, lang)
+func (s *Server) sendFile(c echo.Context, d store.Document, file string) error {
+	f, err := s.fileOf(c.Request().Context(), d, file)
 	if errors.Is(err, store.ErrNotFound) {
 		return fail(CodeNotFound)
 	}
@@ -160,24 +160,27 @@ func (s *Server) sendFile(c echo.Context, d store.Document, file, lang string) e
 	return c.Blob(http.StatusOK, f.MIME, f.Content)
 }
 
-func (s *Server) fileOf(ctx context.Context, d store.Document, file, lang string) (store.File, error) {
+// fileOf reads a file of a document read before: "xml", "pdf" (rendered and kept on first request) or
+// a file's public id; store.ErrNotFound when there is none, or when the document changed version or
+// recipient since it was read (so that a reader never gets the file of a version it may not see).
+func (w *Workflow) fileOf(ctx context.Context, d store.Document, file string) (store.File, error) {
 	var f store.File
 	var err error
 	switch file {
 	case "xml":
-		f, err = s.store.DocumentFileByRole(ctx, d.ID, store.FileXML)
+		f, err = w.store.DocumentFileByRole(ctx, d.ID, store.FileXML)
 	case "pdf":
-		f, err = s.documentPDF(ctx, d)
+		f, err = w.documentPDF(ctx, d)
 	default:
 		var id int64
-		if id, err = s.store.ParsePublicID(store.KindFile, file); err == nil {
-			f, err = s.store.DocumentFile(ctx, d.ID, id)
+		if id, err = w.store.ParsePublicID(store.KindFile, file); err == nil {
+			f, err = w.store.DocumentFile(ctx, d.ID, id)
 		}
 	}
 	if err != nil {
 		return f, err
 	}
-	edits, recipient, err := s.store.DocumentVersion(ctx, d.ID)
+	edits, recipient, err := w.store.DocumentVersion(ctx, d.ID)
 	if err == nil && (edits != d.Edits || recipient != d.RecipientID) {
 		err = store.ErrNotFound
 	}
