@@ -233,3 +233,29 @@ type DocumentActions struct {
 	ProcessStates []Option
 	Errors        map[string]string // by field, after a refused action
 }
+
+// ValidatePage checks a UBL file against the official rules without issuing it.
+type ValidatePage struct {
+	Base
+	Profiles []Option
+	Error    string
+	Report   *ValidationReport
+}
+
+// ValidationReport is the verdict on one file.
+type ValidationReport struct {
+	File     string
+	Accepted bool
+	Root     string
+	Profile  string
+	Schema   bool
+	Fatal    int
+	Warnings int
+	Reason   string // why no verdict could be given, when none could
+	Findings []FindingRow
+}
+
+// FindingRow is one finding: its flag, rule id, message and where in the document.
+type FindingRow struct {
+	Flag, Rule, Message, Location string
+}

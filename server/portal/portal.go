@@ -86,6 +86,8 @@ func (p *Portal) routes(e *echo.Echo) {
 	in.POST("/documents/:id/decision", p.act(p.decide, "doc.decided"))
 	in.POST("/documents/:id/import", p.act(p.markImported, "doc.marked_imported"))
 	in.POST("/documents/:id/processstate", p.act(p.setProcessState, "doc.process_state_set"))
+	in.GET("/validate", p.validateForm)
+	in.POST("/validate", p.validate)
 	in.GET("/account", p.account)
 	in.POST("/account/password", p.changePassword)
 	in.POST("/account/sessions/:id/end", p.endSession)

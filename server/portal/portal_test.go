@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"mime/multipart"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -483,5 +484,48 @@ func TestSignInThrottleIgnoresForgedForwardedFor(t *testing.T) {
 		if i == 3 && resp.Header.Get("Retry-After") == "" {
 			t.Fatal("no Retry-After")
 		}
+	}
+}
+
+func TestValidatePage(t *testing.T) {
+	s := newSite(t)
+	b := s.browser()
+	b.login("cliente") // a viewer may validate: nothing is issued or kept
+	xml, err := os.ReadFile(filepath.Join("..", "..", "docs", "sample-invoice.xml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	post := func(name string, content []byte) (*http.Response, string) {
+		var body strings.Builder
+		w := multipart.NewWriter(&body)
+		w.WriteField("profile", "auto")
+		fw, _ := w.CreateFormFile("file", name)
+		fw.Write(content)
+		w.Close()
+		req, _ := http.NewRequest(http.MethodPost, s.http.URL+"/portal/validate", strings.NewReader(body.String()))
+		req.Header.Set("Content-Type", w.FormDataContentType())
+		for _, c := range b.cookies {
+			req.AddCookie(c)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		out, _ := io.ReadAll(resp.Body)
+		return resp, string(out)
+	}
+	resp, body := post("good.xml", xml)
+	if resp.StatusCode != 200 || !strings.Contains(body, `class="badge accepted"`) || !strings.Contains(body, "good.xml") {
+		t.Fatalf("valid invoice: %d", resp.StatusCode)
+	}
+	bad := strings.Replace(string(xml), "<cbc:DocumentCurrencyCode>EUR</cbc:DocumentCurrencyCode>", "<cbc:DocumentCurrencyCode>XXX</cbc:DocumentCurrencyCode>", 1)
+	resp, body = post("../../bad.xml", []byte(bad))
+	if resp.StatusCode != 200 || !strings.Contains(body, `class="badge rejected"`) || !regexp.MustCompile(`<code>[A-Z]+-[A-Z0-9-]+`).MatchString(body) ||
+		strings.Contains(body, "../") {
+		t.Fatalf("invalid invoice: %d", resp.StatusCode)
+	}
+	if resp, _ := b.do(http.MethodPost, "/portal/validate", url.Values{"profile": {"auto"}}); resp.StatusCode != http.StatusBadRequest {
+		t.Fatalf("no file: %d", resp.StatusCode)
 	}
 }

@@ -103,6 +103,17 @@ try {
   const zipBody = await zip.body();
   check('ZIP export holds each filtered document\'s XML and PDF', zip.status() === 200 && zipBody.subarray(0, 2).toString() === 'PK' &&
     issued.every(n => zipBody.includes(n.replaceAll('/', '-') + '.xml') && zipBody.includes(n.replaceAll('/', '-') + '.pdf')));
+  // The validator: the sample invoice passes; the same with a wrong currency is refused with rule ids.
+  await s.page.goto(base + '/portal/validate');
+  await s.page.setInputFiles('#file', new URL('../../docs/sample-invoice.xml', import.meta.url).pathname);
+  await Promise.all([s.page.waitForNavigation(), s.page.click('form[action="/portal/validate"] button[type=submit]')]);
+  check('validate: the sample invoice is valid', (await s.page.$('#report .badge.accepted')) !== null);
+  await s.page.setInputFiles('#file', { name: 'bad.xml', mimeType: 'application/xml',
+    buffer: Buffer.from(sample.replace('<cbc:DocumentCurrencyCode>EUR<', '<cbc:DocumentCurrencyCode>XXX<')) });
+  await Promise.all([s.page.waitForNavigation(), s.page.click('form[action="/portal/validate"] button[type=submit]')]);
+  const rules = await s.page.$$eval('#report ~ .table code, section .table code', cs => cs.map(c => c.textContent));
+  check('validate: a wrong currency is refused with rule ids', (await s.page.$('#report .badge.rejected')) !== null && rules.length > 0, rules.join(','));
+  await shot(s.page, 'validate');
   await s.page.goto(base + '/portal/account');
   await shot(s.page, 'account');
   check('supplier: no JavaScript error', s.page.errors.length === 0, s.page.errors.join('; '));
