@@ -2,6 +2,7 @@ package server
 
 import (
 	"errors"
+	"strconv"
 	"time"
 
 	"einvoice/store"
@@ -37,11 +38,12 @@ func DocumentRef(d store.Document) string { return d.PublicID }
 
 // RetryAfter is how long a throttled caller must wait; false when err is not a throttling.
 func RetryAfter(err error) (time.Duration, bool) {
-	var t errLoginThrottled
-	if errors.As(err, &t) {
-		return t.retryAfter, true
+	var ae *apiError
+	if !errors.As(err, &ae) || ae.header.Get("Retry-After") == "" {
+		return 0, false
 	}
-	return 0, false
+	secs, _ := strconv.Atoi(ae.header.Get("Retry-After"))
+	return time.Duration(secs) * time.Second, true
 }
 
 // ClientAddress is the address a request came from: the TCP peer, or what a trusted proxy says.

@@ -99,7 +99,7 @@ type Workflow struct {
 
 	limiter      *rateLimiter[int64] // requests per platform credential
 	authFailures authThrottle        // failed authentications per client address and client id
-	logins       *loginThrottle      // failed portal sign-ins
+	logins       authThrottle        // failed portal sign-ins, per client address and username
 }
 
 // NewWorkflow builds the workflow layer on an open store, for a front end that does not serve HTTP
@@ -107,8 +107,8 @@ type Workflow struct {
 func NewWorkflow(cfg Config, st *store.Store, log *slog.Logger) *Workflow {
 	w := &Workflow{cfg: cfg, store: st, log: log, metrics: newMetrics(prometheus.NewRegistry()), now: time.Now,
 		limiter:      newRateLimiter[int64](cfg.RateLimit.RequestsPerMinute, time.Minute, cfg.RateLimit.BlockFor),
-		authFailures: newAuthThrottle(cfg.Auth.FailedAuthPerMinute),
-		logins:       newLoginThrottle(cfg.Portal)}
+		authFailures: newAuthThrottle(cfg.Auth.FailedAuthPerMinute, time.Minute),
+		logins:       newAuthThrottle(cfg.Portal.LoginFailures, cfg.Portal.LoginFailureReset)}
 	w.jobs = newJobRunner(log, w.metrics, cfg.Jobs.Timeout)
 	return w
 }

@@ -29,12 +29,11 @@ type failureCounter interface {
 	refused(key string, now time.Time) (wait time.Duration, refused bool)
 }
 
-// memoryFailures counts failures in fixed one-minute windows; a key past the limit is refused for a
-// minute.
+// memoryFailures counts failures in fixed windows; a key past the limit is refused for a window.
 type memoryFailures struct{ limiter *rateLimiter[string] }
 
-func newMemoryFailures(perMinute int) memoryFailures {
-	return memoryFailures{newRateLimiter[string](perMinute, time.Minute, time.Minute)}
+func newMemoryFailures(limit int, window time.Duration) memoryFailures {
+	return memoryFailures{newRateLimiter[string](limit, window, window)}
 }
 
 func (m memoryFailures) failed(key string, now time.Time) (time.Duration, bool) {
@@ -52,8 +51,10 @@ type authThrottle struct {
 	byClient  failureCounter
 }
 
-func newAuthThrottle(perMinute int) authThrottle {
-	return authThrottle{byAddress: newMemoryFailures(perMinute), byClient: newMemoryFailures(perMinute)}
+// newAuthThrottle allows limit failures per window, by address and by client (a client id, or a
+// portal username).
+func newAuthThrottle(limit int, window time.Duration) authThrottle {
+	return authThrottle{byAddress: newMemoryFailures(limit, window), byClient: newMemoryFailures(limit, window)}
 }
 
 // check refuses an address past its limit.

@@ -176,20 +176,14 @@ type PortalSession struct {
 	User    store.User
 }
 
-// errLoginThrottled is answered while an address or a username has failed too often.
-type errLoginThrottled struct{ retryAfter time.Duration }
-
-func (e errLoginThrottled) Error() string { return "too many failed sign-ins" }
-
-// RetryAfter is how long to wait before trying again.
-func (e errLoginThrottled) RetryAfter() time.Duration { return e.retryAfter }
-
 // Login checks a username and password and opens a session. A wrong username, a wrong password and a
-// disabled user are one and the same error, and cost the same time.
+// disabled user are one and the same error, and cost the same time. Failures are counted as the API's
+// failed authentications are: an address past the limit is refused (429 with Retry-After), and so are
+// the failing attempts for a username past it, while its right password still signs in.
 func (w *Workflow) Login(ctx context.Context, l Login) (PortalSession, error) {
 	username := strings.ToLower(strings.TrimSpace(l.Username))
-	if wait := w.logins.wait(w.now(), "a:"+l.Address, "u:"+username); wait > 0 {
-		return PortalSession{}, errLoginThrottled{wait}
+	if err := w.logins.check(l.Address, w.now()); err != nil {
+		return PortalSession{}, err
 	}
 	u, hash, err := w.store.UserByUsername(ctx, username)
 	if err != nil && !errors.Is(err, store.ErrNotFound) {
@@ -200,8 +194,7 @@ func (w *Workflow) Login(ctx context.Context, l Login) (PortalSession, error) {
 	}
 	ok, _ := store.CheckPassword(hash, l.Password)
 	if !ok || err != nil || u.Disabled {
-		w.logins.fail(w.now(), "a:"+l.Address, "u:"+username)
-		return PortalSession{}, fieldError("password", CodeLoginFailed)
+		return PortalSession{}, w.logins.fail(fieldError("password", CodeLoginFailed), l.Address, username, w.now())
 	}
 	token := store.RandomToken(32)
 	ss, err := w.store.CreateSession(ctx, store.HashToken(token), u.ID, w.now().Add(w.cfg.Portal.SessionTTL),
@@ -265,58 +258,4 @@ func (w *Workflow) EndSession(ctx context.Context, userID, sessionID int64) erro
 		return fail(CodeNotFound)
 	}
 	return err
-}
-
-// loginThrottle counts failed sign-ins per key (an address, a username) in a fixed window.
-type loginThrottle struct {
-	mu     sync.Mutex
-	limit  int
-	window time.Duration
-	fails  map[string]*failWindow
-}
-
-type failWindow struct {
-	start time.Time
-	count int
-}
-
-func newLoginThrottle(cfg PortalConfig) *loginThrottle {
-	return &loginThrottle{limit: cfg.LoginFailures, window: cfg.LoginFailureReset, fails: map[string]*failWindow{}}
-}
-
-// wait is how long any of the keys must still wait; 0 when none is throttled.
-func (t *loginThrottle) wait(now time.Time, keys ...string) time.Duration {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	var longest time.Duration
-	for _, k := range keys {
-		f := t.fails[k]
-		if f == nil || now.Sub(f.start) >= t.window {
-			continue
-		}
-		if f.count >= t.limit {
-			longest = max(longest, t.window-now.Sub(f.start))
-		}
-	}
-	return longest
-}
-
-func (t *loginThrottle) fail(now time.Time, keys ...string) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	if len(t.fails) > 100_000 { // forget old windows rather than grow without bound
-		for k, f := range t.fails {
-			if now.Sub(f.start) >= t.window {
-				delete(t.fails, k)
-			}
-		}
-	}
-	for _, k := range keys {
-		f := t.fails[k]
-		if f == nil || now.Sub(f.start) >= t.window {
-			f = &failWindow{start: now}
-			t.fails[k] = f
-		}
-		f.count++
-	}
 }
