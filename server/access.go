@@ -61,14 +61,15 @@ func (w *Workflow) EntitiesOf(ctx context.Context, u store.User) ([]EntityRole, 
 }
 
 // AccessTo is the user's access to the entity named by key (see EntityKey), or to its first entity
-// when key is empty or names none of its own; CodeNotFound when the user has no entity at all.
-func (w *Workflow) AccessTo(ctx context.Context, u store.User, key string) (Access, error) {
+// when key is empty or names none of its own, with every entity the user can act for; CodeNotFound
+// when the user has no entity at all.
+func (w *Workflow) AccessTo(ctx context.Context, u store.User, key string) (Access, []EntityRole, error) {
 	entities, err := w.EntitiesOf(ctx, u)
 	if err != nil {
-		return Access{}, err
+		return Access{}, nil, err
 	}
 	if len(entities) == 0 {
-		return Access{}, fail(CodeNotFound)
+		return Access{}, nil, fail(CodeNotFound)
 	}
 	chosen := entities[0]
 	for _, er := range entities {
@@ -77,7 +78,7 @@ func (w *Workflow) AccessTo(ctx context.Context, u store.User, key string) (Acce
 			break
 		}
 	}
-	return Access{User: u, Entity: chosen.Entity, Role: chosen.Role}, nil
+	return Access{User: u, Entity: chosen.Entity, Role: chosen.Role}, entities, nil
 }
 
 // ListDocuments lists one side of the entity's documents (the filter's EntityID is the access's).

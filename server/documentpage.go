@@ -23,15 +23,15 @@ type DocumentDetail struct {
 	ProcessStates []store.ProcessState // the recipient's, when its feature is on
 }
 
-// documentAt reads the document named by ref when the access's entity is a party to it.
-func (w *Workflow) documentAt(ctx context.Context, a Access, ref string) (store.Document, error) {
+// partyDocument reads the document named by ref (its public id) when the entity is a party to it: its
+// issuer, or its recipient once it was delivered. Anything else is the same 404.
+func (w *Workflow) partyDocument(ctx context.Context, entityID int64, ref string) (store.Document, error) {
 	id, err := w.store.ParsePublicID(store.KindDocument, ref)
 	if err != nil {
 		return store.Document{}, fail(CodeNotFound)
 	}
 	d, err := w.store.DocumentByID(ctx, id)
-	me := a.Entity.ID
-	if errors.Is(err, store.ErrNotFound) || err == nil && d.IssuerID != me && (d.RecipientID != me || d.State == store.StateToSend) {
+	if errors.Is(err, store.ErrNotFound) || err == nil && d.IssuerID != entityID && (d.RecipientID != entityID || d.State == store.StateToSend) {
 		return store.Document{}, fail(CodeNotFound)
 	}
 	return d, err
@@ -39,7 +39,7 @@ func (w *Workflow) documentAt(ctx context.Context, a Access, ref string) (store.
 
 // DocumentDetail reads a document with everything its page shows.
 func (w *Workflow) DocumentDetail(ctx context.Context, a Access, ref string) (DocumentDetail, error) {
-	d, err := w.documentAt(ctx, a, ref)
+	d, err := w.partyDocument(ctx, a.Entity.ID, ref)
 	if err != nil {
 		return DocumentDetail{}, err
 	}
@@ -68,7 +68,7 @@ func (w *Workflow) DocumentDetail(ctx context.Context, a Access, ref string) (Do
 // DocumentFile is one file of a document for a party to it: "xml", "pdf" (rendered and kept on first
 // request when the document came without one) or a file's public id.
 func (w *Workflow) DocumentFile(ctx context.Context, a Access, ref, file string) (store.File, error) {
-	d, err := w.documentAt(ctx, a, ref)
+	d, err := w.partyDocument(ctx, a.Entity.ID, ref)
 	if err != nil {
 		return store.File{}, err
 	}

@@ -5,7 +5,6 @@ import (
 	"cmp"
 	"encoding/base64"
 	"encoding/json"
-	"errors"
 	"io"
 	"mime"
 	"mime/multipart"
@@ -291,16 +290,7 @@ func jsonUploads(in *documentData) ([]upload, error) {
 
 // documentFor reads a document the acting entity issued or received; anyone else gets 404.
 func (s *Server) documentFor(c echo.Context) (store.Document, error) {
-	id, err := s.store.ParsePublicID(store.KindDocument, c.Param("id"))
-	if err != nil {
-		return store.Document{}, fail(CodeNotFound)
-	}
-	d, err := s.store.DocumentByID(c.Request().Context(), id)
-	me := actingEntity(c).ID
-	if errors.Is(err, store.ErrNotFound) || err == nil && d.IssuerID != me && (d.RecipientID != me || d.State == store.StateToSend) {
-		return store.Document{}, fail(CodeNotFound)
-	}
-	return d, err
+	return s.partyDocument(c.Request().Context(), actingEntity(c).ID, c.Param("id"))
 }
 
 // getDocument is GET /apps/documents/{id}.

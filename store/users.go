@@ -96,12 +96,11 @@ func (s *Store) UserByID(ctx context.Context, id int64) (User, error) {
 
 // UserByUsername reads a user and its password hash, for signing in.
 func (s *Store) UserByUsername(ctx context.Context, username string) (User, string, error) {
+	var u User
 	var hash string
-	u, err := scanUser(s.reader.QueryRowContext(ctx, `SELECT `+userColumns+` FROM users WHERE username = ?`, username))
+	err := s.reader.QueryRowContext(ctx, `SELECT `+userColumns+`, password_hash FROM users WHERE username = ?`, username).
+		Scan(&u.ID, &u.Username, &u.Support, &u.Disabled, &u.Lang, &u.CreatedAt, &u.UpdatedAt, &hash)
 	if err != nil {
-		return User{}, "", err
-	}
-	if err := s.reader.QueryRowContext(ctx, `SELECT password_hash FROM users WHERE id = ?`, u.ID).Scan(&hash); err != nil {
 		return User{}, "", mapError(err)
 	}
 	u, err = s.withMemberships(ctx, u)

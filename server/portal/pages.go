@@ -3,6 +3,7 @@ package portal
 import (
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -67,11 +68,7 @@ func (p *Portal) base(c echo.Context, title, here string) (server.Access, web.Ba
 	if ck, err := c.Cookie(entityCookie); err == nil {
 		key = ck.Value
 	}
-	a, err := p.wf.AccessTo(c.Request().Context(), r.user, key)
-	if err != nil {
-		return server.Access{}, web.Base{}, err
-	}
-	entities, err := p.wf.EntitiesOf(c.Request().Context(), r.user)
+	a, entities, err := p.wf.AccessTo(c.Request().Context(), r.user, key)
 	if err != nil {
 		return server.Access{}, web.Base{}, err
 	}
@@ -106,7 +103,7 @@ func (p *Portal) noEntity(c echo.Context, err error) error {
 
 func (p *Portal) switchEntity(c echo.Context) error {
 	r := current(c)
-	a, err := p.wf.AccessTo(c.Request().Context(), r.user, c.FormValue("entity"))
+	a, _, err := p.wf.AccessTo(c.Request().Context(), r.user, c.FormValue("entity"))
 	if err != nil {
 		return p.noEntity(c, err)
 	}
@@ -248,7 +245,7 @@ func listFilter(q url.Values, side string) (store.DocumentFilter, web.ListFilter
 	if v.Kind != "invoice" && v.Kind != "credit_note" && v.Kind != "order" {
 		v.Kind = ""
 	}
-	if v.State != "" && (side == store.SideToSend || !contains(documentStates, v.State)) {
+	if v.State != "" && (side == store.SideToSend || !slices.Contains(documentStates, v.State)) {
 		v.State = ""
 	}
 	for _, d := range []*string{&v.From, &v.To} {
@@ -274,15 +271,6 @@ func limit(s string, n int) string {
 		return ""
 	}
 	return s
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 // sortColumn is a heading that sorts by key: ascending first, descending when it already sorts so.
