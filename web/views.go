@@ -40,15 +40,22 @@ type NavLink struct {
 // Flash is the message of the action that led to this page.
 type Flash struct {
 	Error bool
+	Key   string // the message's catalogue key, for scripts and tests
 	Text  string
+}
+
+// FieldError is why a form's field was refused: the code of the API's registry and its text.
+type FieldError struct {
+	Code, Text string
 }
 
 // LoginPage is the sign-in form.
 type LoginPage struct {
 	Base
-	Username string
-	Error    string
-	Next     string
+	Username  string
+	Error     string
+	ErrorCode string // the registry's code of Error
+	Next      string
 }
 
 // DashboardPage is the entity's overview.
@@ -135,7 +142,7 @@ type AccountPage struct {
 	Username string
 	Roles    []EntityChoice
 	Sessions []SessionRow
-	Errors   map[string]string // by field
+	Errors   map[string]*FieldError // by field
 }
 
 // SessionRow is one signed-in browser.
@@ -231,7 +238,7 @@ type DocumentActions struct {
 	Decide        bool // accept or reject (the recipient, while the document is sent)
 	Import        bool // mark imported (the recipient)
 	ProcessStates []Option
-	Errors        map[string]string // by field, after a refused action
+	Errors        map[string]*FieldError // by field, after a refused action
 }
 
 // ValidatePage checks a UBL file against the official rules without issuing it.

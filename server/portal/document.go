@@ -24,7 +24,7 @@ func (p *Portal) document(c echo.Context) error {
 	return p.documentPage(c, http.StatusOK, nil)
 }
 
-func (p *Portal) documentPage(c echo.Context, status int, errs map[string]string) error {
+func (p *Portal) documentPage(c echo.Context, status int, errs map[string]*web.FieldError) error {
 	lang := current(c).lang
 	a, b, err := p.base(c, "", "")
 	if err != nil {
@@ -268,12 +268,7 @@ func (p *Portal) act(do func(c echo.Context, a server.Access, ref string) error,
 			if codes == nil || codes[""] != nil {
 				return p.workflowError(c, err)
 			}
-			lang := current(c).lang
-			errs := map[string]string{}
-			for field, code := range codes {
-				errs[field] = code.Msg(lang)
-			}
-			return p.documentPage(c, http.StatusBadRequest, errs)
+			return p.documentPage(c, http.StatusBadRequest, fieldErrors(codes, current(c).lang))
 		}
 		p.flash(c, false, done)
 		return c.Redirect(http.StatusSeeOther, "/portal/documents/"+ref)

@@ -37,13 +37,13 @@ func (p *Portal) login(c echo.Context) error {
 		page := &web.LoginPage{Base: web.Base{Title: i18n.T(lang, "login.title")}, Username: username, Next: next}
 		if wait, ok := server.RetryAfter(err); ok {
 			c.Response().Header().Set("Retry-After", strconv.Itoa(int(wait.Seconds())+1))
-			page.Error = i18n.T(lang, "login.throttled", minutes(wait))
+			page.Error, page.ErrorCode = i18n.T(lang, "login.throttled", minutes(wait)), server.CodeAuthThrottled.ID
 			return p.render(c, http.StatusTooManyRequests, "login", page)
 		}
 		if server.FieldCodes(err) == nil {
 			return err
 		}
-		page.Error = i18n.T(lang, "login.failed")
+		page.Error, page.ErrorCode = i18n.T(lang, "login.failed"), server.CodeLoginFailed.ID
 		return p.render(c, http.StatusUnauthorized, "login", page)
 	}
 	p.setCookie(c, sessionCookie, s.Token, 0)
@@ -318,7 +318,7 @@ func (p *Portal) account(c echo.Context) error {
 	return p.accountPage(c, http.StatusOK, nil)
 }
 
-func (p *Portal) accountPage(c echo.Context, status int, errs map[string]string) error {
+func (p *Portal) accountPage(c echo.Context, status int, errs map[string]*web.FieldError) error {
 	r := current(c)
 	_, b, err := p.base(c, i18n.T(r.lang, "account.title"), "/portal/account")
 	if err != nil && !r.user.Support {
@@ -349,14 +349,19 @@ func (p *Portal) changePassword(c echo.Context) error {
 		return err
 	}
 	if err != nil {
-		errs := map[string]string{}
-		for field, code := range codes {
-			errs[field] = code.Msg(r.lang)
-		}
-		return p.accountPage(c, http.StatusBadRequest, errs)
+		return p.accountPage(c, http.StatusBadRequest, fieldErrors(codes, r.lang))
 	}
 	p.flash(c, false, "account.password_changed")
 	return c.Redirect(http.StatusSeeOther, "/portal/account")
+}
+
+// fieldErrors are a refusal's codes by field, with their texts, as a form shows them.
+func fieldErrors(codes map[string]*server.Code, lang string) map[string]*web.FieldError {
+	out := make(map[string]*web.FieldError, len(codes))
+	for field, code := range codes {
+		out[field] = &web.FieldError{Code: code.ID, Text: code.Msg(lang)}
+	}
+	return out
 }
 
 func (p *Portal) endSession(c echo.Context) error {

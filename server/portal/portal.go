@@ -211,7 +211,7 @@ func (p *Portal) takeFlash(c echo.Context, lang string) *web.Flash {
 	if !i18n.Has(key) {
 		return nil
 	}
-	return &web.Flash{Error: kind == "error", Text: i18n.T(lang, key)}
+	return &web.Flash{Error: kind == "error", Key: key, Text: i18n.T(lang, key)}
 }
 
 // render writes a page with status.
