@@ -47,9 +47,3 @@ var apiTexts = map[string]Text{
 	"api.connection.type.standard":   {"Normal", "Standard"},
 	"api.connection.type.inbound":    {"Entrada", "Inbound"},
 }
-
-func init() {
-	for k, t := range apiTexts {
-		Add(k, t)
-	}
-}

@@ -1,5 +1,14 @@
 package i18n
 
+// The catalogue's parts (api.go, mail.go) join it at start-up.
+func init() {
+	for _, part := range []map[string]Text{apiTexts, mailTexts} {
+		for k, t := range part {
+			Add(k, t)
+		}
+	}
+}
+
 // catalogue is every text by key. Keys are grouped by where they show: layout.*, login.*, nav.*, …
 var catalogue = map[string]Text{
 	// The portal's frame.

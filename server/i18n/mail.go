@@ -17,9 +17,3 @@ var mailTexts = map[string]Text{
 	"mail.footer":       {"Mensagem enviada automaticamente pelo serviço de faturação eletrónica em nome de", "Sent automatically by the electronic invoicing service on behalf of"},
 	"mail.document_of":  {"de", "from"},
 }
-
-func init() {
-	for k, t := range mailTexts {
-		Add(k, t)
-	}
-}
