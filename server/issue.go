@@ -75,6 +75,9 @@ func (w *Workflow) IssueXML(ctx context.Context, issuer store.Entity, xml []byte
 // IssueData issues, or edits, a CIUS-PT invoice or credit note from structured data and the files sent
 // with it (POST /apps/documents): the XML is written from the data, then the same pipeline runs.
 func (w *Workflow) IssueData(ctx context.Context, issuer store.Entity, in *documentData, uploads []upload, opts IssueOptions, lang string) (Issued, error) {
+	if err := w.supplierDefaults(ctx, issuer.ID, in); err != nil {
+		return Issued{}, err
+	}
 	model, err := buildDocument(in, issuer)
 	if err != nil {
 		return Issued{}, err

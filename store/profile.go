@@ -105,13 +105,14 @@ func (s *Store) SaveNotifications(ctx context.Context, entityID int64, n Notific
 	})
 }
 
-// EnqueueNotice queues, in the transaction of the change, the notice of event about a document to an
-// entity's users when the entity asked for it; the addresses are read when it is sent.
-func (t *Tx) EnqueueNotice(entityID, documentID int64, event string) error {
+// EnqueueNotice queues, in the transaction of the change, the notice of event about a document (with
+// the reason of a rejection) to an entity's users when the entity asked for it; the addresses are
+// read when it is sent.
+func (t *Tx) EnqueueNotice(entityID, documentID int64, event, reason string) error {
 	_, err := t.tx.ExecContext(t.ctx, `INSERT INTO outbox (kind, entity_id, document_id, payload, next_attempt_at, created_at, updated_at)
-		SELECT 'notice', entity_id, ?, json_object('event', ?), ?, ?, ? FROM entity_notifications
+		SELECT 'notice', entity_id, ?, json_object('event', ?, 'reason', ?), ?, ?, ? FROM entity_notifications
 		WHERE entity_id = ? AND CASE ? WHEN 'received' THEN on_received WHEN 'rejected' THEN on_rejected ELSE 0 END`,
-		documentID, event, t.now, t.now, t.now, entityID, event)
+		documentID, event, reason, t.now, t.now, t.now, entityID, event)
 	return err
 }
 

@@ -35,7 +35,7 @@ func TestProfileAndNotifications(t *testing.T) {
 	// A notice is queued only for the events the entity asked for.
 	d := doc.ID
 	queue := func(event string) {
-		if err := s.Update(ctx, func(tx *Tx) error { return tx.EnqueueNotice(e.ID, d, event) }); err != nil {
+		if err := s.Update(ctx, func(tx *Tx) error { return tx.EnqueueNotice(e.ID, d, event, "why") }); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -49,7 +49,7 @@ func TestProfileAndNotifications(t *testing.T) {
 	queue(NoticeReceived)
 	queue(NoticeRejected)
 	due, err := s.DueOutbox(ctx, "notice", "9999", 10)
-	if err != nil || len(due) != 1 || string(due[0].Payload) != `{"event":"rejected"}` || due[0].DocumentID != d {
+	if err != nil || len(due) != 1 || string(due[0].Payload) != `{"event":"rejected","reason":"why"}` || due[0].DocumentID != d {
 		t.Fatalf("due %+v %v", due, err)
 	}
 

@@ -90,6 +90,9 @@ func (p *Portal) base(c echo.Context, title, here string) (server.Access, web.Ba
 	} {
 		b.Nav = append(b.Nav, web.NavLink{Href: n.href, Label: i18n.T(r.lang, n.key), Current: n.href == here})
 	}
+	if a.CanAdmin() {
+		b.Nav = append(b.Nav, web.NavLink{Href: "/portal/settings", Label: i18n.T(r.lang, "nav.settings"), Current: here == "/portal/settings"})
+	}
 	return a, b, nil
 }
 

@@ -91,6 +91,7 @@ func (p *Portal) routes(e *echo.Echo) {
 	in.GET("/account", p.account)
 	in.POST("/account/password", p.changePassword)
 	in.POST("/account/sessions/:id/end", p.endSession)
+	p.settingsRoutes(in)
 	g.RouteNotFound("/*", func(c echo.Context) error { return p.fail(c, http.StatusNotFound, "error.not_found") })
 }
 
