@@ -283,3 +283,34 @@ func TestEntityUsersByItsAdministrator(t *testing.T) {
 		t.Fatalf("settings users: %+v %v", s.Users, err)
 	}
 }
+
+// The demo's entities come with complete, valid profiles, and a profile changed later stays.
+func TestDemoEntitiesHaveCompleteProfiles(t *testing.T) {
+	env := newTestEnv(t)
+	ctx := context.Background()
+	dir := t.TempDir()
+	creds, err := EnsureDemo(ctx, env.st, dir, "http://127.0.0.1:1/api/v1/pt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, de := range creds.Entities {
+		e, _ := env.st.EntityByNIF(ctx, de.Country, de.NIF)
+		p, err := env.st.ProfileOf(ctx, e.ID)
+		if err != nil || p.Street == "" || p.PostalZone == "" || p.City == "" || p.IBAN == "" || p.GLN == "" || p.ShareCapital == "" {
+			t.Fatalf("%s: %+v %v", de.NIF, p, err)
+		}
+		if _, err := env.srv.UpdateProfile(ctx, e.ID, e.Name, p); err != nil {
+			t.Fatalf("%s: the demo profile does not pass the checks: %v", de.NIF, err)
+		}
+	}
+	first, _ := env.st.EntityByNIF(ctx, "PT", creds.Entities[0].NIF)
+	changed := demoSupplierProfile
+	changed.City = "Porto"
+	env.srv.UpdateProfile(ctx, first.ID, first.Name, changed)
+	if _, err := EnsureDemo(ctx, env.st, dir, "http://127.0.0.1:1/api/v1/pt"); err != nil {
+		t.Fatal(err)
+	}
+	if p, _ := env.st.ProfileOf(ctx, first.ID); p.City != "Porto" {
+		t.Fatalf("a second start replaced the changed profile: %+v", p)
+	}
+}
