@@ -21,7 +21,7 @@ var settingsTexts = map[string]Text{
 	"settings.profile.share_capital_hint": {"Por exemplo 5.000,00 EUR; vai no documento com a forma jurídica.", "For example 5.000,00 EUR; it goes on the document with the legal form."},
 	"settings.profile.postal_zone_hint":   {"Em Portugal: 0000-000.", "In Portugal: 0000-000."},
 	"settings.profile.iban_hint":          {"Usado nos pagamentos por transferência que não indicam conta.", "Used for credit transfers that name no account."},
-	"settings.profile.country_hint":       {"Código ISO de dois letras, por exemplo PT.", "Two-letter ISO code, for example PT."},
+	"settings.profile.country_hint":       {"Código ISO de duas letras, por exemplo PT.", "Two-letter ISO code, for example PT."},
 	"settings.mail":                       {"Envio de e-mails", "E-mail sender"},
 	"settings.mail.intro":                 {"Como saem os e-mails que levam os documentos da entidade aos clientes.", "How the e-mails that carry the entity's documents to its customers go out."},
 	"settings.mail.from_hint":             {"O endereço do remetente (%s) é definido pelo suporte.", "The sender's address (%s) is set by the support team."},
