@@ -10,5 +10,6 @@ var (
 	CodeInvalidPostalZone = register("e392", http.StatusBadRequest, "O código postal português tem a forma 0000-000.", "A Portuguese postal code has the form 0000-000.")
 	CodeTooManyAddresses  = register("e393", http.StatusBadRequest, "Demasiados endereços de e-mail.", "Too many e-mail addresses.")
 	CodeOwnUser           = register("e394", http.StatusBadRequest, "Não pode alterar o seu próprio utilizador aqui.", "You cannot change your own user here.")
+	CodeSettingsLimit     = register("e396", http.StatusBadRequest, "A entidade já tem o número máximo destes itens.", "The entity already has the most of these it may have.")
 	CodeUserOfOthers      = register("e395", http.StatusBadRequest, "O utilizador pertence também a outras entidades; peça ao suporte para o desativar.", "The user belongs to other entities too; ask support to disable it.")
 )

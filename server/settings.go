@@ -24,6 +24,8 @@ const (
 	maxProfileShort   = 50
 	maxNoticeCopies   = 10
 	maxDeliveriesShow = 100
+	maxEntityWebhooks = 20
+	maxProcessStates  = 100
 )
 
 var (
@@ -192,6 +194,32 @@ func (w *Workflow) entityWebhook(ctx context.Context, entityID, id int64) (store
 		err = store.ErrNotFound
 	}
 	return hook, asNotFound(err)
+}
+
+// AddEntityWebhook is CreateWebhook for an entity's own administrators, who may have at most
+// maxEntityWebhooks.
+func (w *Workflow) AddEntityWebhook(ctx context.Context, entityID int64, target, key string, events []string) (store.Webhook, error) {
+	hooks, err := w.store.Webhooks(ctx, entityID)
+	if err != nil {
+		return store.Webhook{}, err
+	}
+	if len(hooks) >= maxEntityWebhooks {
+		return store.Webhook{}, FieldErrors{"url": {Code: CodeSettingsLimit, Details: map[string]int{"max": maxEntityWebhooks}}}
+	}
+	return w.CreateWebhook(ctx, entityID, target, key, events)
+}
+
+// AddEntityProcessState is CreateProcessState for an entity's own administrators, who may have at
+// most maxProcessStates.
+func (w *Workflow) AddEntityProcessState(ctx context.Context, p store.ProcessState) (store.ProcessState, error) {
+	states, err := w.store.ProcessStates(ctx, p.EntityID)
+	if err != nil {
+		return p, err
+	}
+	if len(states) >= maxProcessStates {
+		return p, FieldErrors{"code": {Code: CodeSettingsLimit, Details: map[string]int{"max": maxProcessStates}}}
+	}
+	return w.CreateProcessState(ctx, p)
 }
 
 // UpdateWebhook changes one of an entity's webhooks: its address and events, and its key when one is

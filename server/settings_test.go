@@ -186,6 +186,14 @@ func TestWebhookTestLogAndRedelivery(t *testing.T) {
 	if err := env.srv.DeleteEntityWebhook(ctx, env.entity.ID, hook.ID); err != nil {
 		t.Fatal(err)
 	}
+	for i := range maxEntityWebhooks {
+		if _, err := env.srv.AddEntityWebhook(ctx, env.entity.ID, recv.srv.URL, recv.key, []string{eventReceived}); err != nil {
+			t.Fatal(i, err)
+		}
+	}
+	if _, err := env.srv.AddEntityWebhook(ctx, env.entity.ID, recv.srv.URL, recv.key, []string{eventReceived}); fieldCode(err, "url") != "e396" {
+		t.Fatalf("one webhook too many: %v", err)
+	}
 }
 
 // Receiving a document and having one rejected queue a notice in the transaction of the change, for

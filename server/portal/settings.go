@@ -168,7 +168,7 @@ func (p *Portal) addWebhook(c echo.Context) error {
 	if generated {
 		key = "whsec_" + base64.StdEncoding.EncodeToString([]byte(rand.Text()[:24]))
 	}
-	if _, err := p.wf.CreateWebhook(c.Request().Context(), a.Entity.ID, strings.TrimSpace(c.FormValue("url")), key, formEvents(c)); err != nil {
+	if _, err := p.wf.AddEntityWebhook(c.Request().Context(), a.Entity.ID, strings.TrimSpace(c.FormValue("url")), key, formEvents(c)); err != nil {
 		return p.settingRefused(c, a, b, "webhooks", true, err)
 	}
 	if !generated {
@@ -204,7 +204,7 @@ func (p *Portal) redeliver(c echo.Context, a server.Access) error {
 }
 
 func (p *Portal) addProcessState(c echo.Context, a server.Access) error {
-	_, err := p.wf.CreateProcessState(c.Request().Context(), store.ProcessState{EntityID: a.Entity.ID, Code: c.FormValue("code"),
+	_, err := p.wf.AddEntityProcessState(c.Request().Context(), store.ProcessState{EntityID: a.Entity.ID, Code: c.FormValue("code"),
 		Name: c.FormValue("name"), Description: c.FormValue("description")})
 	return err
 }
