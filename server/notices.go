@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strings"
 
 	"einvoice/mailer"
 	"einvoice/server/i18n"
@@ -107,12 +108,16 @@ func (s *Server) composeNotice(ctx context.Context, item store.OutboxItem) (*mai
 		return nil, err
 	}
 	kind := typeFactOf(d.TypeCode, lang).Description
+	amount := d.PayableAmount
+	if lang == i18n.PT {
+		amount = strings.Replace(amount, ".", ",", 1)
+	}
 	link := s.baseURL() + "/portal/documents/" + DocumentRef(d)
 	var subject, body string
 	switch p.Event {
 	case store.NoticeReceived:
 		subject = i18n.T(lang, "notice.received.subject", kind, d.Number, d.Supplier.Name)
-		body = i18n.T(lang, "notice.received.body", kind, d.Number, d.Supplier.Name, d.PayableAmount, d.Currency, link)
+		body = i18n.T(lang, "notice.received.body", kind, d.Number, d.Supplier.Name, amount, d.Currency, link)
 	case store.NoticeRejected:
 		subject = i18n.T(lang, "notice.rejected.subject", kind, d.Number, d.Customer.Name)
 		body = i18n.T(lang, "notice.rejected.body", kind, d.Number, d.Customer.Name, p.Reason, link)

@@ -2,6 +2,8 @@ package server
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/base64"
 	"errors"
 	"math/big"
 	"net/url"
@@ -123,6 +125,12 @@ func (w *Workflow) UpdateProfile(ctx context.Context, entityID int64, name strin
 	return p, asNotFound(err)
 }
 
+func randomBytes(n int) []byte {
+	b := make([]byte, n)
+	rand.Read(b) // never fails (crypto/rand)
+	return b
+}
+
 func validAddress(a string) bool { return len(a) <= maxAddressLength && reEmail.MatchString(a) }
 
 // validIBAN checks an IBAN's form and its ISO 13616 check digits (mod 97).
@@ -197,8 +205,12 @@ func (w *Workflow) entityWebhook(ctx context.Context, entityID, id int64) (store
 }
 
 // AddEntityWebhook is CreateWebhook for an entity's own administrators, who may have at most
-// maxEntityWebhooks.
+// maxEntityWebhooks. An empty key is generated (Standard Webhooks' "whsec_" and base64 of 24 random
+// bytes); the webhook returned carries it, for the caller to show this once.
 func (w *Workflow) AddEntityWebhook(ctx context.Context, entityID int64, target, key string, events []string) (store.Webhook, error) {
+	if key == "" {
+		key = "whsec_" + base64.StdEncoding.EncodeToString(randomBytes(24))
+	}
 	hooks, err := w.store.Webhooks(ctx, entityID)
 	if err != nil {
 		return store.Webhook{}, err

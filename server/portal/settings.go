@@ -1,8 +1,6 @@
 package portal
 
 import (
-	"crypto/rand"
-	"encoding/base64"
 	"maps"
 	"net/http"
 	"net/url"
@@ -164,18 +162,15 @@ func (p *Portal) addWebhook(c echo.Context) error {
 		return err
 	}
 	key := strings.TrimSpace(c.FormValue("key"))
-	generated := key == ""
-	if generated {
-		key = "whsec_" + base64.StdEncoding.EncodeToString([]byte(rand.Text()[:24]))
-	}
-	if _, err := p.wf.AddEntityWebhook(c.Request().Context(), a.Entity.ID, strings.TrimSpace(c.FormValue("url")), key, formEvents(c)); err != nil {
+	hook, err := p.wf.AddEntityWebhook(c.Request().Context(), a.Entity.ID, strings.TrimSpace(c.FormValue("url")), key, formEvents(c))
+	if err != nil {
 		return p.settingRefused(c, a, b, "webhooks", true, err)
 	}
-	if !generated {
+	if key != "" {
 		p.flash(c, false, "settings.webhooks.added")
 		return c.Redirect(http.StatusSeeOther, "/portal/settings/webhooks")
 	}
-	b.Flash = &web.Flash{Key: "settings.webhooks.key_once", Text: i18n.T(current(c).lang, "settings.webhooks.key_once", key)}
+	b.Flash = &web.Flash{Key: "settings.webhooks.key_once", Text: i18n.T(current(c).lang, "settings.webhooks.key_once", hook.Key)}
 	return p.renderSettings(c, http.StatusOK, a, b, "webhooks", nil, nil, nil)
 }
 
