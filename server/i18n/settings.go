@@ -27,6 +27,8 @@ var settingsTexts = map[string]Text{
 	"settings.mail.from_hint":             {"O endereço do remetente (%s) é definido pelo suporte.", "The sender's address (%s) is set by the support team."},
 	"settings.notifications":              {"Notificações", "Notifications"},
 	"settings.notifications.intro":        {"E-mails aos utilizadores da entidade cujo nome de utilizador é um endereço de e-mail, e às cópias indicadas.", "E-mails to the entity's users whose username is an e-mail address, and to the copies listed."},
+	"settings.notifications.to":           {"Os utilizadores que as recebem: %s.", "The users who get them: %s."},
+	"settings.notifications.nobody":       {"Nenhum utilizador as recebe (nenhum nome de utilizador é um endereço de e-mail): só as cópias.", "No user gets them (no username is an e-mail address): only the copies."},
 	"settings.webhooks":                   {"Webhooks", "Webhooks"},
 	"settings.webhooks.intro":             {"Endereços para onde são enviados os eventos dos documentos, assinados (Standard Webhooks).", "Addresses the documents' events are posted to, signed (Standard Webhooks)."},
 	"settings.webhooks.add":               {"Novo webhook", "New webhook"},

@@ -41,7 +41,7 @@ func (p *Portal) settingsRoutes(in *echo.Group) {
 	in.POST("/settings/webhooks/:id/test", p.rowAction("webhooks", "settings.webhooks.tested", p.testWebhook))
 	in.POST("/settings/webhooks/attempts/:id/redeliver", p.rowAction("webhooks", "settings.webhooks.redelivered", p.redeliver))
 	in.POST("/settings/processstates", p.setting("processstates", "settings.processstates.added", p.addProcessState))
-	in.POST("/settings/processstates/:code/delete", p.rowAction("processstates", "settings.processstates.deleted", p.deleteProcessState))
+	in.POST("/settings/processstates/delete", p.rowAction("processstates", "settings.processstates.deleted", p.deleteProcessState))
 	in.POST("/settings/users", p.setting("users", "settings.users.added", p.addUser))
 	in.POST("/settings/users/:username/role", p.rowAction("users", "settings.users.role_changed", p.changeRole))
 	in.POST("/settings/users/:username/disable", p.rowAction("users", "settings.users.saved", p.disableUser))
@@ -205,7 +205,7 @@ func (p *Portal) addProcessState(c echo.Context, a server.Access) error {
 }
 
 func (p *Portal) deleteProcessState(c echo.Context, a server.Access) error {
-	return p.wf.DeleteProcessState(c.Request().Context(), a.Entity.ID, c.Param("code"))
+	return p.wf.DeleteProcessState(c.Request().Context(), a.Entity.ID, c.FormValue("code"))
 }
 
 func (p *Portal) addUser(c echo.Context, a server.Access) error {
@@ -253,6 +253,7 @@ func (p *Portal) renderSettings(c echo.Context, status int, a server.Access, b w
 		v.Forms = []web.Form{fb.form("notifications", "", "/portal/settings/notifications", "settings.save",
 			fb.check("on_received", n.OnReceived), fb.check("on_rejected", n.OnRejected),
 			fb.field("cc", "textarea", strings.Join(n.CC, "\n"), false))}
+		v.Forms[0].Fields[2].Hint = noticeReaders(s.Users, lang)
 	case "webhooks":
 		webhooksSection(v, fb, s)
 	case "processstates":
@@ -293,6 +294,21 @@ func profileForm(fb formBuilder, s server.EntitySettings) web.Form {
 		}
 	}
 	return f
+}
+
+// noticeReaders says which of the entity's users the notices go to: the enabled ones whose username
+// is an e-mail address.
+func noticeReaders(users []store.User, lang string) string {
+	var to []string
+	for _, u := range users {
+		if !u.Disabled && strings.Contains(u.Username, "@") {
+			to = append(to, u.Username)
+		}
+	}
+	if len(to) == 0 {
+		return i18n.T(lang, "settings.notifications.nobody")
+	}
+	return i18n.T(lang, "settings.notifications.to", strings.Join(to, ", "))
 }
 
 // senderAddress is the From address of the entity's e-mails as the support team set it; empty means

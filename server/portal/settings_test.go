@@ -161,8 +161,11 @@ func TestSettingsFormsPostRedirectAndRefuse(t *testing.T) {
 	if resp, _ := b.do(http.MethodPost, "/portal/settings/processstates", url.Values{"code": {"ARQ"}, "name": {"Arquivado"}}); resp.StatusCode != http.StatusSeeOther {
 		t.Fatalf("process state: %d", resp.StatusCode)
 	}
-	if resp, _ := b.do(http.MethodPost, "/portal/settings/processstates/PAGO/delete", url.Values{}); resp.StatusCode != http.StatusSeeOther {
+	if resp, _ := b.do(http.MethodPost, "/portal/settings/processstates/delete", url.Values{"code": {"PAGO"}}); resp.StatusCode != http.StatusSeeOther {
 		t.Fatalf("delete process state: %d", resp.StatusCode)
+	}
+	if resp, _ := b.do(http.MethodPost, "/portal/settings/processstates/delete", url.Values{"code": {"PAGO"}}); resp.StatusCode != 404 {
+		t.Fatalf("delete it again: %d", resp.StatusCode)
 	}
 	if resp, _ := b.do(http.MethodPost, "/portal/settings/notifications", url.Values{"on_received": {"1"}, "cc": {"a@outra.example\nb@outra.example"}}); resp.StatusCode != http.StatusSeeOther {
 		t.Fatalf("notifications: %d", resp.StatusCode)
