@@ -170,7 +170,16 @@ func validGLN(gln string) bool {
 // the installation's) and whether the XML goes with the PDF. The From address stays the support
 // team's to set: it must be one the installation's mail server may send as.
 func (w *Workflow) UpdateSender(ctx context.Context, entityID int64, fromName, replyTo string, attachXML bool) (store.Entity, error) {
-	return w.UpdateEntity(ctx, entityID, store.EntityChanges{MailFromName: &fromName, MailReplyTo: &replyTo, MailAttachXML: &attachXML})
+	e, err := w.UpdateEntity(ctx, entityID, store.EntityChanges{MailFromName: &fromName, MailReplyTo: &replyTo, MailAttachXML: &attachXML})
+	var fe FieldErrors
+	if errors.As(err, &fe) { // named as this method's parameters, not as the support team's entity fields
+		out := FieldErrors{}
+		for field, p := range fe {
+			out[strings.TrimPrefix(field, "mail_")] = p
+		}
+		return e, out
+	}
+	return e, err
 }
 
 // UpdateNotifications sets which events e-mail the entity's users (those whose username is an

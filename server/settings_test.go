@@ -102,7 +102,7 @@ func TestSenderAndNotificationSettings(t *testing.T) {
 	if err != nil || e.Mail.FromName != "Faturação" || e.Mail.ReplyTo != "contas@fornecedor.example" || !e.Mail.AttachXML {
 		t.Fatalf("sender %+v %v", e.Mail, err)
 	}
-	if _, err := env.srv.UpdateSender(ctx, env.entity.ID, "", "nope", false); fieldCode(err, "mail_reply_to") != "e302" {
+	if _, err := env.srv.UpdateSender(ctx, env.entity.ID, "", "nope", false); fieldCode(err, "reply_to") != "e302" {
 		t.Fatalf("bad reply-to: %v", err)
 	}
 	n, err := env.srv.UpdateNotifications(ctx, env.entity.ID, true, false, []string{" a@x.pt", "a@x.pt", "", "b@x.pt"})

@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http"
 	"net/url"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -172,6 +173,10 @@ func TestSettingsFormsPostRedirectAndRefuse(t *testing.T) {
 	}
 	if n, _ := s.st.NotificationsOf(ctx, s.stranger.ID); !n.OnReceived || n.OnRejected || len(n.CC) != 2 {
 		t.Fatalf("notifications %+v", n)
+	}
+	if resp, body := b.do(http.MethodPost, "/portal/settings/mail", url.Values{"reply_to": {"contas"}}); resp.StatusCode != 400 ||
+		!regexp.MustCompile(`name="reply_to"[^>]*value="contas">\s*<span class="field-error" data-code="e302"`).MatchString(body) {
+		t.Fatalf("bad reply-to: %d", resp.StatusCode)
 	}
 	if resp, _ := b.do(http.MethodPost, "/portal/settings/mail", url.Values{"from_name": {"Outra Faturação"}, "reply_to": {"contas@outra.example"}}); resp.StatusCode != http.StatusSeeOther {
 		t.Fatalf("sender: %d", resp.StatusCode)
