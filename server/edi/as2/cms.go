@@ -171,7 +171,7 @@ func envelope(content []byte, recipient *x509.Certificate, cipherName string) ([
 	if err != nil {
 		return nil, err
 	}
-	return asn1.Marshal(contentInfo{Type: pkcs7.OIDEnvelopedData, Content: asn1.RawValue{FullBytes: env}})
+	return asn1.Marshal(contentInfo{Type: pkcs7.OIDEnvelopedData, Content: explicit0(env)})
 }
 
 // decrypt opens EnvelopedData addressed to the identity (AES-CBC, AES-GCM or 3DES content).
@@ -194,12 +194,12 @@ func compress(content []byte) ([]byte, error) {
 	octets, _ := asn1.Marshal(z.Bytes())
 	cd, err := asn1.Marshal(compressedData{
 		Algorithm: pkix.AlgorithmIdentifier{Algorithm: oidZlib},
-		Content:   contentInfo{Type: pkcs7.OIDData, Content: asn1.RawValue{FullBytes: octets}},
+		Content:   contentInfo{Type: pkcs7.OIDData, Content: explicit0(octets)},
 	})
 	if err != nil {
 		return nil, err
 	}
-	return asn1.Marshal(contentInfo{Type: oidCompressedData, Content: asn1.RawValue{FullBytes: cd}})
+	return asn1.Marshal(contentInfo{Type: oidCompressedData, Content: explicit0(cd)})
 }
 
 // decompress opens CMS CompressedData (DER), refusing output beyond limit bytes.
@@ -212,14 +212,14 @@ func decompress(data []byte, limit int64) ([]byte, error) {
 		return nil, errors.New("as2: not CompressedData")
 	}
 	var cd compressedData
-	if _, err := asn1.Unmarshal(ci.Content.FullBytes, &cd); err != nil {
+	if _, err := asn1.Unmarshal(ci.Content.Bytes, &cd); err != nil {
 		return nil, err
 	}
 	if !cd.Algorithm.Algorithm.Equal(oidZlib) {
 		return nil, errors.New("as2: unsupported compression algorithm")
 	}
 	var z []byte
-	if _, err := asn1.Unmarshal(cd.Content.Content.FullBytes, &z); err != nil {
+	if _, err := asn1.Unmarshal(cd.Content.Content.Bytes, &z); err != nil {
 		return nil, err
 	}
 	zr, err := zlib.NewReader(bytes.NewReader(z))
@@ -241,6 +241,12 @@ func isCompressedData(data []byte) bool {
 	var ci contentInfo
 	_, err := asn1.Unmarshal(data, &ci)
 	return err == nil && ci.Type.Equal(oidCompressedData)
+}
+
+// explicit0 is inner DER under the explicit [0] tag of ContentInfo's content (a RawValue is written as
+// it is, so the tag the struct field declares for reading must be spelled out for writing).
+func explicit0(inner []byte) asn1.RawValue {
+	return asn1.RawValue{Class: asn1.ClassContextSpecific, Tag: 0, IsCompound: true, Bytes: inner}
 }
 
 var errTooLarge = errors.New("as2: message too large")
