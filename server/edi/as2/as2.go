@@ -18,8 +18,6 @@ import (
 	"crypto/rsa"
 	"crypto/x509"
 	"errors"
-	"fmt"
-	"slices"
 	"strings"
 )
 
@@ -47,7 +45,7 @@ const (
 	MDNAsync = "async"
 )
 
-// SignAlgorithms and CipherAlgorithms are the values Partner accepts, for validation and usage texts.
+// The values a Partner's Sign, Cipher and MDN accept.
 var (
 	SignAlgorithms   = []string{SHA256, SHA1}
 	CipherAlgorithms = []string{AES128, AES256, DES3, None}
@@ -95,32 +93,8 @@ type Book interface {
 	RecordReceived(ctx context.Context, partner, messageID, mic string) error
 }
 
-// ValidatePartner checks a partner's settings; the error names the first wrong field.
-func ValidatePartner(p Partner) error {
-	switch {
-	case p.Name == "" || len(p.Name) > 100:
-		return fmt.Errorf("name: 1 to 100 characters")
-	case !validID(p.ID):
-		return fmt.Errorf("as2_id: 1 to 128 printable ASCII characters")
-	case !strings.HasPrefix(p.URL, "http://") && !strings.HasPrefix(p.URL, "https://"):
-		return fmt.Errorf("url: an http:// or https:// address")
-	case p.Certificate == nil:
-		return fmt.Errorf("certificate: required")
-	case !slices.Contains(SignAlgorithms, p.Sign):
-		return fmt.Errorf("sign: one of %s", strings.Join(SignAlgorithms, ", "))
-	case !slices.Contains(CipherAlgorithms, p.Cipher):
-		return fmt.Errorf("cipher: one of %s", strings.Join(CipherAlgorithms, ", "))
-	case !slices.Contains(MDNModes, p.MDN):
-		return fmt.Errorf("mdn: one of %s", strings.Join(MDNModes, ", "))
-	}
-	if _, ok := p.Certificate.PublicKey.(*rsa.PublicKey); !ok {
-		return fmt.Errorf("certificate: an RSA key is required")
-	}
-	return nil
-}
-
-// validID tells whether s is an AS2 id (RFC 4130 section 6.2: 1 to 128 printable ASCII characters).
-func validID(s string) bool {
+// ValidID tells whether s can be an AS2 id (RFC 4130 section 6.2: 1 to 128 printable ASCII characters).
+func ValidID(s string) bool {
 	if len(s) == 0 || len(s) > 128 {
 		return false
 	}

@@ -84,7 +84,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	from, to := unquoteID(r.Header.Get("AS2-From")), unquoteID(r.Header.Get("AS2-To"))
 	messageID := bareMessageID(r.Header.Get("Message-ID"))
-	if !validID(from) || !validID(to) || !validMessageID(messageID) {
+	if !ValidID(from) || !ValidID(to) || !validMessageID(messageID) {
 		http.Error(w, "AS2-From, AS2-To and Message-ID are required", http.StatusBadRequest)
 		return
 	}
