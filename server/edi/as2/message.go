@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+
+	"github.com/smallstep/pkcs7"
 )
 
 // pack wraps a payload entity for the partner: compressed when it asks, signed, then encrypted unless
@@ -34,14 +36,14 @@ func pack(self Identity, p Partner, payload part) (part, string, error) {
 	return smimePart("enveloped-data", "smime.p7m", enc), micValue, nil
 }
 
-// smimePart is an application/pkcs7-mime entity carrying DER in binary (AS2 runs over HTTP, which is
-// 8-bit clean).
+// smimePart is an application/pkcs7-mime entity carrying DER in base64. HTTP is 8-bit clean and RFC
+// 4130 allows binary, but MIME stacks that read bodies as text (libas2 among them) corrupt binary DER.
 func smimePart(smimeType, name string, der []byte) part {
 	return part{header: [][2]string{
 		{"Content-Type", fmt.Sprintf(`application/pkcs7-mime; smime-type=%s; name="%s"`, smimeType, name)},
-		{"Content-Transfer-Encoding", "binary"},
+		{"Content-Transfer-Encoding", "base64"},
 		{"Content-Disposition", fmt.Sprintf(`attachment; filename="%s"`, name)},
-	}, body: der}
+	}, body: base64Lines(der)}
 }
 
 // signPart is the multipart/signed entity over content's exact bytes (RFC 5751 section 3.5).
@@ -138,6 +140,14 @@ func open(e entity, self Identity, partner Partner, limit int64) (opened, *failu
 				return o, &failure{integrityFailed, err}
 			}
 			digest, err := verifyDetached(content, der, partner.Certificate)
+			var mismatch *pkcs7.MessageDigestMismatchError
+			if trimmed, ok := bytes.CutSuffix(content, []byte("\r\n")); ok && errors.As(err, &mismatch) {
+				// Some stations (libas2) sign the entity without the line break that ends it before the
+				// delimiter; RFC 1847 counts that line break in the content, so it is tried first.
+				if digest, err = verifyDetached(trimmed, der, partner.Certificate); err == nil {
+					content = trimmed
+				}
+			}
 			if errors.Is(err, errNotSigner) {
 				return o, &failure{authenticationFailed, err}
 			} else if err != nil {
