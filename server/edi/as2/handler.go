@@ -136,7 +136,12 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		w.Write(mdn.body)
 		return
 	}
-	h.slots <- struct{}{}
+	select {
+	case h.slots <- struct{}{}:
+	case <-ctx.Done(): // the message is kept; its repeat will be answered as a duplicate
+		h.fail(w, "mdn", ctx.Err())
+		return
+	}
 	h.pending.Add(1)
 	go h.postMDN(asyncURL, header, mdn.body)
 	w.WriteHeader(http.StatusOK)
