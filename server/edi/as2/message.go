@@ -71,11 +71,10 @@ func signPart(self Identity, content []byte, digest string) (part, error) {
 
 // opened is what unwrapping an inbound entity found.
 type opened struct {
-	inner     entity // the innermost entity: the payload, or an MDN's multipart/report
-	encrypted bool
-	signed    bool
-	digest    string // the signature's digest
-	content   []byte // the signed entity's exact bytes, for the MIC
+	inner   entity // the innermost entity: the payload, or an MDN's multipart/report
+	signed  bool
+	digest  string // the signature's digest
+	content []byte // the signed entity's exact bytes, for the MIC
 }
 
 // failure is a message that cannot be processed, with the MDN disposition modifier that says why
@@ -122,7 +121,6 @@ func open(e entity, self Identity, partner Partner, limit int64) (opened, *failu
 				if err != nil {
 					return o, &failure{decryptionFailed, err}
 				}
-				o.encrypted = true
 			}
 			if e, err = parseEntity(data); err != nil {
 				return o, &failure{unexpectedError, err}
