@@ -282,3 +282,30 @@ func readMDN(t *testing.T, resp *http.Response, self, signer Identity) MDN {
 	}
 	return m
 }
+
+// Stations that send the S/MIME body in binary (RFC 4130 allows it over HTTP) are understood too.
+func TestBinaryBody(t *testing.T) {
+	a, b := newStation(t, "A"), newStation(t, "B")
+	aToB, _ := pair(a, b, Partner{Sign: SHA256, Cipher: DES3, Compress: true, MDN: MDNSync})
+	req, _, err := a.connector.request(context.Background(), a.self, aToB, delivery(aToB.Name, "binary@a.example"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	encoded, _ := io.ReadAll(req.Body)
+	der, err := entity{header: textproto.MIMEHeader{"Content-Transfer-Encoding": {"base64"}}, body: encoded}.decoded()
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Content-Transfer-Encoding", "binary")
+	req.Body, req.ContentLength = io.NopCloser(bytes.NewReader(der)), int64(len(der))
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m := readMDN(t, resp, a.self, b.self); !m.Processed() {
+		t.Fatalf("disposition %q", m.Disposition)
+	}
+	if got, _ := b.inbox.snapshot(); len(got) != 1 || string(got[0].payload) != invoiceXML {
+		t.Fatalf("received %+v", got)
+	}
+}
