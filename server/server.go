@@ -79,6 +79,7 @@ type Config struct {
 	Webhooks    WebhooksConfig
 	Mail        MailConfig
 	Portal      PortalConfig
+	AS2         AS2Config
 }
 
 // TestMode reports whether the installation runs as a test environment.

@@ -56,6 +56,11 @@ func admin(args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	cmd, ok := findAdminCommand(args[0], args[1])
+	flagArgs := args[2:]
+	if !ok && len(args) > 2 { // a noun of two words: `as2 partner create`
+		cmd, ok = findAdminCommand(args[0]+" "+args[1], args[2])
+		flagArgs = args[3:]
+	}
 	if !ok {
 		fmt.Fprintf(stderr, "einvoice admin: unknown command %q\n", args[0]+" "+args[1])
 		printAdminUsage(stderr)
@@ -67,7 +72,7 @@ func admin(args []string, stdout, stderr io.Writer) int {
 	dataDir := fs.String("data", "", "data folder (overrides storage.data_dir)")
 	asJSON := fs.Bool("json", false, "print JSON")
 	runCmd := cmd.flags(fs)
-	if err := fs.Parse(args[2:]); errors.Is(err, flag.ErrHelp) {
+	if err := fs.Parse(flagArgs); errors.Is(err, flag.ErrHelp) {
 		return 0
 	} else if err != nil {
 		return 2
