@@ -47,11 +47,11 @@ type RuleChoice struct {
 // credential just created: shown on this page once, never again.
 type CredentialsPage struct {
 	Console
-	Clients  []CredentialRow
-	Tokens   []CredentialRow
-	Scopes   []Option
-	Entities []Option
-	Created  *CreatedCredential
+	Clients       []CredentialRow
+	Tokens        []CredentialRow
+	Scopes        []Option
+	EntityOptions []Option
+	Created       *CreatedCredential
 }
 
 // CredentialRow is a client or token with the entities it may act for.
@@ -95,8 +95,8 @@ type ConnectionRow struct {
 // SealsPage lists every entity's seal, with the import form.
 type SealsPage struct {
 	Console
-	Rows     []SealRow
-	Entities []Option
+	Rows          []SealRow
+	EntityOptions []Option
 }
 
 // SealRow is an entity's seal.
@@ -110,9 +110,9 @@ type SealRow struct {
 // UsersPage lists the portal's users, with the forms that create and change them.
 type UsersPage struct {
 	Console
-	Rows     []UserRow
-	Roles    []Option
-	Entities []Option
+	Rows          []UserRow
+	Roles         []Option
+	EntityOptions []Option
 }
 
 // UserRow is a portal user and its roles.
@@ -127,11 +127,11 @@ type UserRow struct {
 // EmailsPage lists the e-mails of documents and, in demo mode, the outbox folder's files.
 type EmailsPage struct {
 	Console
-	States    []Option
-	Entities  []Option
-	Rows      []EmailRow
-	Outbox    []OutboxRow
-	OutboxDir string // empty when the service keeps no outbox folder
+	States        []Option
+	EntityOptions []Option
+	Rows          []EmailRow
+	Outbox        []OutboxRow
+	OutboxDir     string // empty when the service keeps no outbox folder
 }
 
 // EmailRow is one e-mail of a document.

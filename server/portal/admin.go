@@ -86,11 +86,20 @@ func (p *Portal) change(show consolePage, do func(c echo.Context) (string, error
 			case codes[""] == server.CodeNotFound:
 				return p.fail(c, http.StatusNotFound, "error.not_found")
 			}
-			return show(c, server.ErrorCode(err).Status, fieldErrors(codes, current(c).lang))
+			return show(c, refusalStatus(codes), fieldErrors(codes, current(c).lang))
 		}
 		p.flash(c, false, done)
 		return c.Redirect(http.StatusSeeOther, next)
 	}
+}
+
+// refusalStatus is the status of a page that shows a refusal: the code's own for a refusal of the
+// whole request (409 for one that exists), 400 for fields in the wrong form.
+func refusalStatus(codes map[string]*server.Code) int {
+	if c := codes[""]; c != nil {
+		return c.Status
+	}
+	return http.StatusBadRequest
 }
 
 // consoleTabs are the console's sections.
@@ -270,7 +279,7 @@ func (p *Portal) credentialsWith(c echo.Context, status int, errs map[string]*we
 		return err
 	}
 	v := &web.CredentialsPage{Console: con, Created: created}
-	if v.Entities, err = p.entityOptions(c); err != nil {
+	if v.EntityOptions, err = p.entityOptions(c); err != nil {
 		return err
 	}
 	for _, s := range server.AllScopes {
@@ -443,7 +452,7 @@ func (p *Portal) sealsPage(c echo.Context, status int, errs map[string]*web.Fiel
 		return err
 	}
 	v := &web.SealsPage{Console: con}
-	if v.Entities, err = p.entityOptions(c); err != nil {
+	if v.EntityOptions, err = p.entityOptions(c); err != nil {
 		return err
 	}
 	now := time.Now()
@@ -455,7 +464,7 @@ func (p *Portal) sealsPage(c echo.Context, status int, errs map[string]*web.Fiel
 				row.Entity, row.TaxID = e.Name, server.EntityKey(e)
 			}
 		}
-		if end, err := time.Parse(store.TimeLayout, s.NotAfter); err == nil {
+		if end, err := time.Parse(time.RFC3339, s.NotAfter); err == nil {
 			row.Expired, row.ExpiresSoon = end.Before(now), end.Before(now.Add(sealWarning))
 		}
 		v.Rows = append(v.Rows, row)
@@ -506,7 +515,7 @@ func (p *Portal) usersPage(c echo.Context, status int, errs map[string]*web.Fiel
 	}
 	lang := current(c).lang
 	v := &web.UsersPage{Console: con}
-	if v.Entities, err = p.entityOptions(c); err != nil {
+	if v.EntityOptions, err = p.entityOptions(c); err != nil {
 		return err
 	}
 	for _, r := range server.UserRoles {
@@ -571,11 +580,11 @@ func (p *Portal) emailsPage(c echo.Context, status int, errs map[string]*web.Fie
 		return err
 	}
 	v := &web.EmailsPage{Console: con}
-	if v.Entities, err = p.entityOptions(c); err != nil {
+	if v.EntityOptions, err = p.entityOptions(c); err != nil {
 		return err
 	}
-	for i := range v.Entities {
-		v.Entities[i].Selected = v.Entities[i].Value == strconv.FormatInt(f.EntityID, 10)
+	for i := range v.EntityOptions {
+		v.EntityOptions[i].Selected = v.EntityOptions[i].Value == strconv.FormatInt(f.EntityID, 10)
 	}
 	for _, s := range emailStates {
 		v.States = append(v.States, web.Option{Value: s, Label: i18n.T(lang, "admin.email."+s), Selected: s == f.State})

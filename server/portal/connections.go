@@ -56,7 +56,7 @@ func (p *Portal) requestConnection(c echo.Context) error {
 		if codes == nil {
 			return err
 		}
-		return p.connectionsPage(c, server.ErrorCode(err).Status, fieldErrors(codes, current(c).lang), nif, note)
+		return p.connectionsPage(c, refusalStatus(codes), fieldErrors(codes, current(c).lang), nif, note)
 	}
 	p.flash(c, false, "connections.requested_ok")
 	return c.Redirect(http.StatusSeeOther, "/portal/connections")
