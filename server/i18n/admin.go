@@ -127,6 +127,8 @@ var adminTexts = map[string]Text{
 	"admin.action":  {"Ação", "Action"},
 	"admin.detail":  {"Detalhe", "Detail"},
 	"admin.changes": {"%d alterações", "%d changes"},
+	"admin.since":   {"Desde o dia", "From the day"},
+	"admin.until":   {"Até ao dia", "Up to the day"},
 
 	"connections.title":             {"Ligações", "Connections"},
 	"connections.intro":             {"Os documentos circulam entre duas entidades depois de o suporte aprovar a ligação.", "Documents flow between two entities once the support team approves their connection."},

@@ -310,7 +310,7 @@ func (p *Portal) credentialsWith(c echo.Context, status int, errs map[string]*we
 }
 
 // createCredential makes an OAuth client or a platform token and shows its secret in this answer
-// only: it is not kept anywhere it could be shown again.
+// only (never cached, as no portal page is): it is not kept anywhere it could be shown again.
 func (p *Portal) createCredential(kind string) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		ctx := c.Request().Context()
@@ -329,7 +329,6 @@ func (p *Portal) createCredential(kind string) echo.HandlerFunc {
 		if err != nil {
 			return err
 		}
-		c.Response().Header().Set("Cache-Control", "no-store")
 		return p.credentialsWith(c, http.StatusCreated, nil, &web.CreatedCredential{Kind: kind, Name: cr.Name, ClientID: cr.ClientID,
 			Secret: secret})
 	}
