@@ -21,7 +21,6 @@ type EntityRow struct {
 	Href, Name, TaxID, PublicKey string
 	Test, PaysReceived, Sealed   bool
 	Transactions                 int64
-	Created                      string
 }
 
 // EntityPage is one entity's settings, as the support team edits them.
@@ -56,9 +55,9 @@ type CredentialsPage struct {
 
 // CredentialRow is a client or token with the entities it may act for.
 type CredentialRow struct {
-	ID, Name, ClientID, Scopes, Created string
-	Disabled                            bool
-	Entities                            []string // names with tax ID; a token's with "(handshake)" when done
+	ID, Name, ClientID, Scopes string
+	Disabled                   bool
+	Entities                   []string // names with tax ID; a token's with "(handshake)" when done
 }
 
 // CreatedCredential is a credential just created, with its secret.
@@ -81,15 +80,15 @@ type ConnectionsPage struct {
 
 // ConnectionRow is one connection.
 type ConnectionRow struct {
-	ID, Reference                string
-	From, FromTaxID              string
-	To, ToTaxID                  string
-	Direction                    string // on an entity's page: requested or received, translated
-	State, StateLabel            string
-	Observation                  string
-	Reason, ReasonAt             string
-	AdminObservation, AdminObsAt string
-	Created, Updated             string
+	ID                string
+	From, FromTaxID   string
+	To, ToTaxID       string
+	Direction         string // on an entity's page: requested or received, translated
+	State, StateLabel string
+	Observation       string
+	Reason, ReasonAt  string
+	AdminObservation  string
+	Created, Updated  string
 }
 
 // SealsPage lists every entity's seal, with the import form.
@@ -101,10 +100,10 @@ type SealsPage struct {
 
 // SealRow is an entity's seal.
 type SealRow struct {
-	EntityID, Entity, TaxID       string
-	Subject, Issuer, Serial       string
-	NotBefore, NotAfter, Imported string
-	Expired, ExpiresSoon          bool
+	EntityID, Entity, TaxID string
+	Subject, Issuer, Serial string
+	NotBefore, NotAfter     string
+	Expired, ExpiresSoon    bool
 }
 
 // UsersPage lists the portal's users, with the forms that create and change them.
@@ -136,8 +135,7 @@ type EmailsPage struct {
 
 // EmailRow is one e-mail of a document.
 type EmailRow struct {
-	ID, Address, State, StateLabel, Attempts, Sent, Opened, NextTry, Error, Created string
-	Document                                                                        string // link to the document page
+	Address, State, StateLabel, Attempts, Sent, Opened, NextTry, Error, Created string
 }
 
 // OutboxRow is one .eml file of the outbox folder.

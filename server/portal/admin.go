@@ -186,7 +186,7 @@ func (p *Portal) entitiesPage(c echo.Context, status int, errs map[string]*web.F
 	for _, e := range es {
 		v.Rows = append(v.Rows, web.EntityRow{Href: "/portal/admin/entities/" + strconv.FormatInt(e.ID, 10), Name: e.Name,
 			TaxID: server.EntityKey(e), PublicKey: e.PublicKey, Test: e.TestEntity, PaysReceived: e.PaysReceived,
-			Sealed: e.ServiceSigning, Transactions: e.Transactions, Created: e.CreatedAt})
+			Sealed: e.ServiceSigning, Transactions: e.Transactions})
 	}
 	return p.render(c, status, "admin_entities", v)
 }
@@ -288,7 +288,7 @@ func (p *Portal) credentialsWith(c echo.Context, status int, errs map[string]*we
 	lang := current(c).lang
 	row := func(cr store.Credential) web.CredentialRow {
 		r := web.CredentialRow{ID: strconv.FormatInt(cr.ID, 10), Name: cr.Name, ClientID: cr.ClientID,
-			Scopes: strings.Join(cr.Scopes, ", "), Created: cr.CreatedAt, Disabled: cr.Disabled}
+			Scopes: strings.Join(cr.Scopes, ", "), Disabled: cr.Disabled}
 		for _, a := range auths {
 			if a.CredentialID == cr.ID {
 				name := a.Entity.Name + " (" + a.Entity.Country + a.Entity.NIF + ")"
@@ -407,10 +407,10 @@ func (p *Portal) adminConnectionsPage(c echo.Context, status int, errs map[strin
 // connectionRow is a connection as a table shows it; seenFrom, when not 0, is the entity whose page
 // it is on, which tells its direction.
 func connectionRow(cn store.Connection, seenFrom int64, lang string) web.ConnectionRow {
-	r := web.ConnectionRow{ID: strconv.FormatInt(cn.ID, 10), Reference: cn.Reference,
+	r := web.ConnectionRow{ID: strconv.FormatInt(cn.ID, 10),
 		From: cn.From.Name, FromTaxID: cn.From.Country + cn.From.NIF, To: cn.To.Name, ToTaxID: cn.To.Country + cn.To.NIF,
 		State: cn.State, StateLabel: i18n.T(lang, "api.connection.state."+cn.State), Observation: cn.Observation,
-		Reason: cn.Reason, ReasonAt: cn.ReasonAt, AdminObservation: cn.AdminObservation, AdminObsAt: cn.AdminObservationAt,
+		Reason: cn.Reason, ReasonAt: cn.ReasonAt, AdminObservation: cn.AdminObservation,
 		Created: cn.CreatedAt, Updated: cn.UpdatedAt}
 	switch seenFrom {
 	case 0:
@@ -457,7 +457,7 @@ func (p *Portal) sealsPage(c echo.Context, status int, errs map[string]*web.Fiel
 	now := time.Now()
 	for _, s := range seals {
 		row := web.SealRow{EntityID: strconv.FormatInt(s.EntityID, 10), Subject: s.Subject, Issuer: s.Issuer, Serial: s.Serial,
-			NotBefore: s.NotBefore, NotAfter: s.NotAfter, Imported: s.CreatedAt}
+			NotBefore: s.NotBefore, NotAfter: s.NotAfter}
 		for _, e := range es {
 			if e.ID == s.EntityID {
 				row.Entity, row.TaxID = e.Name, server.EntityKey(e)
@@ -589,7 +589,7 @@ func (p *Portal) emailsPage(c echo.Context, status int, errs map[string]*web.Fie
 		v.States = append(v.States, web.Option{Value: s, Label: i18n.T(lang, "admin.email."+s), Selected: s == f.State})
 	}
 	for _, e := range emails {
-		v.Rows = append(v.Rows, web.EmailRow{ID: strconv.FormatInt(e.ID, 10), Address: e.Address, State: e.State,
+		v.Rows = append(v.Rows, web.EmailRow{Address: e.Address, State: e.State,
 			StateLabel: i18n.T(lang, "admin.email."+e.State), Attempts: strconv.Itoa(e.Attempts), Sent: e.SentAt, Opened: e.OpenedAt,
 			NextTry: e.NextAttemptAt, Error: e.LastError, Created: e.CreatedAt})
 	}
