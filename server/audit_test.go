@@ -57,7 +57,7 @@ func TestSupportOperationsAreAudited(t *testing.T) {
 	for _, e := range entries {
 		got = append(got, e.ActorKind+"/"+e.Actor+" "+e.Action+" "+e.Subject)
 	}
-	conn, _ := w.Connections(context.Background())
+	conn, _, _ := w.Connections(context.Background(), "", 0, 1)
 	want := []string{
 		"cli/cli user.reset_password ana",
 		"system/system user.create ana",

@@ -47,9 +47,10 @@ func (w *Workflow) Credentials(ctx context.Context) (clients, tokens []store.Cre
 	return
 }
 
-// Connections lists every connection, newest first.
-func (w *Workflow) Connections(ctx context.Context) ([]store.Connection, error) {
-	return w.store.Connections(ctx)
+// Connections is one page of every entity's connections in a state (every state when empty), newest
+// first, and how many there are in all.
+func (w *Workflow) Connections(ctx context.Context, state string, offset, limit int) ([]store.Connection, int, error) {
+	return w.store.ConnectionsInState(ctx, state, max(offset, 0), min(max(limit, 1), 200))
 }
 
 // EntityConnections is one page of the connections an entity asked for or was asked for, newest

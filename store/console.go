@@ -33,6 +33,30 @@ func (s *Store) Authorizations(ctx context.Context) ([]CredentialEntity, error) 
 	return out, rows.Err()
 }
 
+// ConnectionsInState is one page of every entity's connections, of one state (every state when
+// empty), newest first, and how many there are in all.
+func (s *Store) ConnectionsInState(ctx context.Context, state string, offset, limit int) ([]Connection, int, error) {
+	var total int
+	if err := s.reader.QueryRowContext(ctx, `SELECT count(*) FROM connections WHERE ? = '' OR state = ?`, state, state).Scan(&total); err != nil {
+		return nil, 0, err
+	}
+	rows, err := s.reader.QueryContext(ctx, connectionSelect+` WHERE ? = '' OR c.state = ? ORDER BY c.id DESC LIMIT ? OFFSET ?`,
+		state, state, limit, offset)
+	if err != nil {
+		return nil, 0, err
+	}
+	defer rows.Close()
+	var out []Connection
+	for rows.Next() {
+		c, err := scanConnection(s.ids, rows)
+		if err != nil {
+			return nil, 0, err
+		}
+		out = append(out, c)
+	}
+	return out, total, rows.Err()
+}
+
 // SetConnectionObservation records the support team's observation on a connection (empty clears it).
 func (s *Store) SetConnectionObservation(ctx context.Context, id int64, observation string) (Connection, error) {
 	err := s.write(ctx, func(tx *sql.Tx) error {

@@ -71,6 +71,7 @@ type ConnectionsPage struct {
 	Console
 	Rows   []ConnectionRow
 	States []Option // the states the support team can set
+	State  string   // the console's state filter
 	Total  int
 	Pager  Pager
 	CanAsk bool   // the user may request a connection for the entity

@@ -389,12 +389,19 @@ func (p *Portal) adminConnectionsPage(c echo.Context, status int, errs map[strin
 	if err != nil {
 		return err
 	}
-	conns, err := p.wf.Connections(c.Request().Context())
+	q := c.QueryParams()
+	state := q.Get("state")
+	if !slices.Contains(reviewStates, state) {
+		state = ""
+	}
+	page, _ := strconv.Atoi(q.Get("page"))
+	page = max(1, min(page, 1_000_000))
+	conns, total, err := p.wf.Connections(c.Request().Context(), state, (page-1)*connectionRows, connectionRows)
 	if err != nil {
 		return err
 	}
 	lang := current(c).lang
-	v := &web.ConnectionsPage{Console: con, Total: len(conns)}
+	v := &web.ConnectionsPage{Console: con, Total: total, State: state, Pager: pager(q, page, total, connectionRows, len(conns))}
 	for _, s := range reviewStates {
 		v.States = append(v.States, web.Option{Value: s, Label: i18n.T(lang, "api.connection.state."+s)})
 	}

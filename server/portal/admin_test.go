@@ -234,11 +234,15 @@ func TestConsoleChangesAreAuditedUnderThePortalUser(t *testing.T) {
 	if resp, _ = viewer.do(http.MethodPost, "/portal/connections", url.Values{"nif": {"503504564"}}); resp.StatusCode != http.StatusForbidden {
 		t.Fatalf("a viewer's request: %d", resp.StatusCode)
 	}
-	conns, err := s.srv.Connections(context.Background())
-	if err != nil || len(conns) != 2 || conns[0].State != store.ConnAnalyzing {
+	conns, total, err := s.srv.Connections(context.Background(), store.ConnAnalyzing, 0, 10)
+	if err != nil || total != 1 || conns[0].From.ID != s.supplier.ID || conns[0].State != store.ConnAnalyzing {
 		t.Fatalf("connections: %+v %v", conns, err)
 	}
 	id := strconv.FormatInt(conns[0].ID, 10)
+	if _, body = support.do(http.MethodGet, "/portal/admin/connections?state=analyzing", nil); strings.Count(body, `<tr id="connection-`) != 1 ||
+		!strings.Contains(body, `<tr id="connection-`+id+`"`) {
+		t.Fatal("the console's state filter does not show the request alone")
+	}
 	resp, _ = support.do(http.MethodPost, "/portal/admin/connections/"+id, url.Values{"state": {"declined"}, "reason": {"Falta o contrato"},
 		"admin_observation": {"Pedido por telefone"}})
 	if resp.StatusCode != http.StatusSeeOther {
@@ -247,6 +251,9 @@ func TestConsoleChangesAreAuditedUnderThePortalUser(t *testing.T) {
 	if resp, body = support.do(http.MethodPost, "/portal/admin/connections/"+id, url.Values{"state": {"maybe"}}); resp.StatusCode != http.StatusBadRequest ||
 		!strings.Contains(body, `data-code="`+server.CodeInvalidValue.ID+`"`) {
 		t.Fatalf("an unknown state: %d", resp.StatusCode)
+	}
+	if _, body = support.do(http.MethodGet, "/portal/admin/connections?state=analyzing", nil); strings.Contains(body, `<tr id="connection-`) {
+		t.Fatal("a reviewed request is still under analysis")
 	}
 	_, body = supplier.do(http.MethodGet, "/portal/connections", nil)
 	if !strings.Contains(body, "Falta o contrato") || !strings.Contains(body, "conn-declined") || !strings.Contains(body, "Outra, Lda.") {
