@@ -63,6 +63,8 @@ func (w *Workflow) CreateUser(ctx context.Context, n NewUser) (store.User, error
 	case n.Role == store.RoleAdmin || n.Role == store.RoleOperator || n.Role == store.RoleViewer:
 		if n.EntityID == 0 {
 			problems["entity"] = Problem{Code: CodeRequired}
+		} else if _, err := w.store.EntityByID(ctx, n.EntityID); errors.Is(err, store.ErrNotFound) {
+			problems["entity"] = Problem{Code: CodeNotFound}
 		}
 	default:
 		problems["role"] = Problem{Code: CodeInvalidValue}
@@ -101,6 +103,9 @@ func (w *Workflow) GrantRole(ctx context.Context, username string, entityID int6
 	}
 	if u.Support {
 		return store.User{}, fieldError("role", CodeInvalidValue)
+	}
+	if _, err := w.store.EntityByID(ctx, entityID); errors.Is(err, store.ErrNotFound) {
+		return store.User{}, fieldError("entity", CodeNotFound)
 	}
 	if err := w.store.SetMembership(ctx, u.ID, entityID, role); err != nil {
 		return store.User{}, err

@@ -270,6 +270,10 @@ func TestConsoleChangesAreAuditedUnderThePortalUser(t *testing.T) {
 		"role": {"viewer"}, "entity": {strconv.FormatInt(s.supplier.ID, 10)}}); resp.StatusCode != http.StatusSeeOther {
 		t.Fatalf("create user: %d", resp.StatusCode)
 	}
+	if resp, body = support.do(http.MethodPost, "/portal/admin/users/contabilista/grant", url.Values{"entity": {"9999"}, "role": {"admin"}}); resp.StatusCode != http.StatusBadRequest ||
+		!strings.Contains(body, `data-code="`+server.CodeNotFound.ID+`"`) {
+		t.Fatalf("a role at an entity that does not exist: %d", resp.StatusCode)
+	}
 	if resp, body = support.do(http.MethodPost, "/portal/admin/users/contabilista/password", url.Values{"password": {"short"}}); resp.StatusCode != http.StatusBadRequest ||
 		!strings.Contains(body, `data-code="`+server.CodeWeakPassword.ID+`"`) {
 		t.Fatalf("weak password: %d", resp.StatusCode)
