@@ -2,12 +2,24 @@
 // user requests a connection, support approves it in the console, creates an OAuth client and sees its
 // secret once; every console page is screenshotted, and anyone else finds no console.
 
-// adminWalk runs the steps with portal.mjs's helpers: check(name, ok, detail), session(user, locale)
-// and shot(page, name).
-export async function adminWalk({ base, creds, check, session, shot }) {
+import { readFileSync } from 'node:fs';
+
+// adminWalk runs the steps with portal.mjs's helpers: check(name, ok, detail), session(user, locale),
+// shot(page, name) and token() (an API bearer token of the demo client).
+export async function adminWalk({ base, creds, check, session, shot, token }) {
   const customer = creds.entities[1], supplier = creds.entities[0];
   const customerUser = creds.portal.users.find(u => u.entity_nif === customer.nif);
   const supportUser = creds.portal.users.find(u => u.role === 'support');
+
+  // A document sent by e-mail, so that the demo's outbox folder has a message to show.
+  const mailed = 'FT ADM' + Date.now().toString(36).slice(-5).toUpperCase() + '/1';
+  const sample = readFileSync(new URL('../../docs/sample-invoice.xml', import.meta.url), 'utf8');
+  const issued = await fetch(creds.api_base + '/apps/documentsUBL?send_by_email=1&additional_emails=' + encodeURIComponent('contabilidade@cliente.example'), {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/xml', Authorization: 'Bearer ' + await token(), entity: supplier.public_key },
+    body: sample.replaceAll('FT 2026/128', mailed),
+  });
+  check(`the API issues ${mailed} with an e-mail`, issued.status === 201, String(issued.status));
 
   // The customer's user asks for a connection to the supplier (the demo has only the other direction).
   const c = await session(customerUser);
@@ -31,15 +43,24 @@ export async function adminWalk({ base, creds, check, session, shot }) {
   await Promise.all([s.page.waitForNavigation(), s.page.click(`table a:text("${supplier.name}")`)]);
   check('console: an entity\'s settings and recipient rules', (await s.page.$('form[action$="/rules"]')) !== null);
   await shot(s.page, 'admin-entity');
-  for (const [path, name] of [['seals', 'admin-seals'], ['users', 'admin-users'], ['emails', 'admin-emails'], ['webhooks', 'admin-webhooks']]) {
+  for (const [path, name] of [['seals', 'admin-seals'], ['users', 'admin-users'], ['webhooks', 'admin-webhooks']]) {
     const r = await s.page.goto(base + '/portal/admin/' + path);
     check(`console: ${path} page`, r.status() === 200 && (await s.page.$('nav.tabs a[aria-current="page"]')) !== null);
     await shot(s.page, name);
   }
-  const eml = await s.page.$('#outbox ~ .table a, section[aria-labelledby="outbox"] a');
+  // The mail job writes the message to the outbox folder within a few seconds.
+  let eml = null;
+  for (let i = 0; i < 30 && !eml; i++) {
+    await s.page.goto(base + '/portal/admin/emails');
+    eml = await s.page.$('section[aria-labelledby="outbox"] tbody a');
+    if (!eml) await new Promise(r => setTimeout(r, 1000));
+  }
+  check('console: the outbox folder lists the e-mail', eml !== null);
+  await shot(s.page, 'admin-emails');
   if (eml) {
     await Promise.all([s.page.waitForNavigation(), eml.click()]);
-    check('console: an outbox e-mail as text', (await s.page.$('pre.eml')) !== null);
+    const text = (await s.page.textContent('pre.eml')) || '';
+    check('console: an outbox e-mail as text', text.includes('contabilidade@cliente.example') && text.includes('Return-Path'));
     await shot(s.page, 'admin-email');
   }
 

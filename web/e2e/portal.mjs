@@ -172,7 +172,7 @@ try {
   await shot(sup.page, 'support-overview');
   check('support: no JavaScript error', sup.page.errors.length === 0, sup.page.errors.join('; '));
 
-  await adminWalk({ base, creds, check, session, shot });
+  await adminWalk({ base, creds, check, session, shot, token });
 
   // Signing out ends the session.
   await s.page.click('form[action="/portal/logout"] button');
