@@ -303,7 +303,7 @@ func (w *Workflow) TestWebhook(ctx context.Context, entityID, id int64) error {
 	return nil
 }
 
-// WebhookAttempts is the delivery log of an entity's webhooks (every entity's with 0), newest first.
+// WebhookAttempts is the delivery log of an entity's webhooks, newest first.
 func (w *Workflow) WebhookAttempts(ctx context.Context, entityID int64, limit int) ([]store.WebhookDelivery, error) {
 	return w.store.EntityWebhookDeliveries(ctx, entityID, max(1, min(limit, 1000)))
 }

@@ -81,7 +81,7 @@ func admin(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "einvoice admin: unexpected argument %q\n", fs.Arg(0))
 		return 2
 	}
-	ctx := context.Background()
+	ctx := server.WithActor(context.Background(), server.Actor{Kind: server.ActorCLI})
 	cfg, st, err := openInstallation(ctx, *configPath, *dataDir, true)
 	var ce configError
 	if errors.As(err, &ce) {
@@ -217,6 +217,7 @@ var adminCommands = []adminCommand{
 	{"seal", "import", "--nif NIF --file F.p12 [--password-file F | --password-env VAR]  (else asked)", sealImport},
 	{"seal", "list", "[--nif NIF]  subject, issuer, validity; warns 30 days before expiry", sealList},
 	{"seal", "delete", "--nif NIF  (the service stops signing for the entity)", sealDelete},
+	{"audit", "list", "[--actor U] [--action A] [--subject S] [--from DATE] [--to DATE] [--limit N] [--page N]  support changes, newest first", auditList},
 }
 
 // taxIDFlags declares --nif and --country; the NIF may carry its country prefix ("PT500000000").

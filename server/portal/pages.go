@@ -86,12 +86,15 @@ func (p *Portal) base(c echo.Context, title, here string) (server.Access, web.Ba
 	}
 	for _, n := range []struct{ href, key string }{
 		{"/portal/", "nav.dashboard"}, {"/portal/issued", "nav.issued"}, {"/portal/received", "nav.received"},
-		{"/portal/tosend", "nav.tosend"}, {"/portal/validate", "nav.validate"},
+		{"/portal/tosend", "nav.tosend"}, {"/portal/validate", "nav.validate"}, {"/portal/connections", "nav.connections"},
 	} {
 		b.Nav = append(b.Nav, web.NavLink{Href: n.href, Label: i18n.T(r.lang, n.key), Current: n.href == here})
 	}
 	if a.CanAdmin() {
 		b.Nav = append(b.Nav, web.NavLink{Href: "/portal/settings", Label: i18n.T(r.lang, "nav.settings"), Current: here == "/portal/settings"})
+	}
+	if r.user.Support {
+		b.Nav = append(b.Nav, web.NavLink{Href: "/portal/admin/", Label: i18n.T(r.lang, "nav.admin"), Current: here == "/portal/admin/"})
 	}
 	return a, b, nil
 }

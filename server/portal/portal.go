@@ -92,6 +92,9 @@ func (p *Portal) routes(e *echo.Echo) {
 	in.POST("/account/password", p.changePassword)
 	in.POST("/account/sessions/:id/end", p.endSession)
 	p.settingsRoutes(in)
+	in.GET("/connections", p.connections)
+	in.POST("/connections", p.requestConnection)
+	p.adminRoutes(in)
 	g.RouteNotFound("/*", func(c echo.Context) error { return p.fail(c, http.StatusNotFound, "error.not_found") })
 }
 
@@ -146,6 +149,8 @@ func (p *Portal) loadSession(next echo.HandlerFunc) echo.HandlerFunc {
 			switch {
 			case err == nil:
 				r.session, r.user = ss, u
+				ctx := server.WithActor(c.Request().Context(), server.Actor{Kind: server.ActorPortal, Name: u.Username})
+				c.SetRequest(c.Request().WithContext(ctx))
 			case errors.Is(err, store.ErrNotFound):
 				p.clearCookie(c, sessionCookie)
 			default:

@@ -23,9 +23,6 @@ import (
 // settingsSections are the sections in the order of their menu.
 var settingsSections = []string{"profile", "mail", "notifications", "webhooks", "processstates", "rules", "seal", "users"}
 
-// sealWarning is how long before its expiry a seal is flagged.
-const sealWarning = 30 * 24 * time.Hour
-
 // settingsRoutes adds the settings pages to the signed-in group.
 func (p *Portal) settingsRoutes(in *echo.Group) {
 	in.GET("/settings", p.settingsPage("profile"))
@@ -174,28 +171,28 @@ func (p *Portal) addWebhook(c echo.Context) error {
 	return p.renderSettings(c, http.StatusOK, a, b, "webhooks", nil, nil, nil)
 }
 
-// idParam is a numeric path parameter; 0 when it is not one (no row has it).
-func idParam(c echo.Context) int64 {
+// pathID is the numeric path parameter "id"; 0 when it is not one (no row has it).
+func pathID(c echo.Context) int64 {
 	id, _ := strconv.ParseInt(c.Param("id"), 10, 64)
 	return id
 }
 
 func (p *Portal) editWebhook(c echo.Context, a server.Access) error {
-	_, err := p.wf.UpdateWebhook(c.Request().Context(), a.Entity.ID, idParam(c), strings.TrimSpace(c.FormValue("url")),
+	_, err := p.wf.UpdateWebhook(c.Request().Context(), a.Entity.ID, pathID(c), strings.TrimSpace(c.FormValue("url")),
 		strings.TrimSpace(c.FormValue("key")), formEvents(c))
 	return err
 }
 
 func (p *Portal) deleteWebhook(c echo.Context, a server.Access) error {
-	return p.wf.DeleteEntityWebhook(c.Request().Context(), a.Entity.ID, idParam(c))
+	return p.wf.DeleteEntityWebhook(c.Request().Context(), a.Entity.ID, pathID(c))
 }
 
 func (p *Portal) testWebhook(c echo.Context, a server.Access) error {
-	return p.wf.TestWebhook(c.Request().Context(), a.Entity.ID, idParam(c))
+	return p.wf.TestWebhook(c.Request().Context(), a.Entity.ID, pathID(c))
 }
 
 func (p *Portal) redeliver(c echo.Context, a server.Access) error {
-	return p.wf.RedeliverWebhook(c.Request().Context(), a.Entity.ID, idParam(c))
+	return p.wf.RedeliverWebhook(c.Request().Context(), a.Entity.ID, pathID(c))
 }
 
 func (p *Portal) addProcessState(c echo.Context, a server.Access) error {

@@ -7,6 +7,7 @@ import { createHmac, randomBytes } from 'node:crypto';
 import { readFileSync, mkdirSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { settingsWalk } from './settings.mjs';
+import { adminWalk } from './admin.mjs';
 
 const [base, credentialsFile, shots] = process.argv.slice(2);
 const creds = JSON.parse(readFileSync(credentialsFile, 'utf8'));
@@ -173,6 +174,7 @@ try {
   check('support: no JavaScript error', sup.page.errors.length === 0, sup.page.errors.join('; '));
 
   await settingsWalk({ base, creds, bearer, user: supplierUser, session, check, shot });
+  await adminWalk({ base, creds, check, session, shot, token });
 
   // Signing out ends the session.
   await s.page.click('form[action="/portal/logout"] button');
