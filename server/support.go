@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net/url"
 	"slices"
 	"strings"
 	"time"
@@ -231,23 +230,7 @@ func (w *Workflow) DeleteProcessState(ctx context.Context, entityID int64, code 
 // used to sign (Standard Webhooks).
 func (w *Workflow) CreateWebhook(ctx context.Context, entityID int64, target, key string, events []string) (store.Webhook, error) {
 	errs := FieldErrors{}
-	if u, err := url.Parse(target); err != nil || u.Scheme != "http" && u.Scheme != "https" || u.Host == "" || len(target) > maxURLLength {
-		errs["url"] = Problem{Code: CodeInvalidValue}
-	}
-	if len(key) < minWebhookKey || len(key) > maxWebhookKey {
-		errs["key"] = Problem{Code: CodeInvalidValue, Details: map[string]int{"min": minWebhookKey, "max": maxWebhookKey}}
-	}
-	var list []string
-	for _, ev := range events {
-		if !slices.Contains(WebhookEvents, ev) {
-			errs["events"] = Problem{Code: CodeInvalidValue, Details: WebhookEvents}
-		} else if !slices.Contains(list, ev) {
-			list = append(list, ev)
-		}
-	}
-	if len(events) == 0 {
-		errs["events"] = Problem{Code: CodeRequired, Details: WebhookEvents}
-	}
+	list := checkWebhook(errs, target, key, true, events)
 	if err := errs.orNil(); err != nil {
 		return store.Webhook{}, err
 	}
