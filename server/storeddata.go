@@ -17,11 +17,12 @@ import (
 // storedDataVersion is the version of the form written now.
 const storedDataVersion = 1
 
-// storedData is the envelope.
-type storedData struct {
-	Version  int             `json:"version"`
-	Lang     string          `json:"lang"`
-	Document json.RawMessage `json:"document"`
+// storedData is the envelope: written with the model itself (one encoding pass), read with the model's
+// JSON kept raw until the version is known.
+type storedData[D any] struct {
+	Version  int    `json:"version"`
+	Lang     string `json:"lang"`
+	Document D      `json:"document"`
 }
 
 // encodeDocumentData is the stored form of a model issued in lang; the attachments' content is left
@@ -33,16 +34,12 @@ func encodeDocumentData(m *ubl.Document, lang string) ([]byte, error) {
 		a.Content = ""
 		stored.Attachments[i] = a
 	}
-	body, err := json.Marshal(&stored)
-	if err != nil {
-		return nil, err
-	}
-	return json.Marshal(storedData{Version: storedDataVersion, Lang: lang, Document: body})
+	return json.Marshal(storedData[*ubl.Document]{Version: storedDataVersion, Lang: lang, Document: &stored})
 }
 
 // decodeDocumentData reads the stored form back: the model and the language of the document.
 func decodeDocumentData(raw []byte) (*ubl.Document, string, error) {
-	var env storedData
+	var env storedData[json.RawMessage]
 	if err := json.Unmarshal(raw, &env); err != nil {
 		return nil, "", fmt.Errorf("the stored document data: %w", err)
 	}
