@@ -149,6 +149,10 @@ func (w *Workflow) issue(ctx context.Context, req issueRequest) (Issued, error) 
 		}
 	}
 	files := append([]store.File{{Role: store.FileXML, Name: safeFileName(model.Number) + ".xml", MIME: "application/xml", Content: req.xml}}, embedded...)
+	data, err := encodeDocumentData(model, req.lang) // before the transaction: writes wait for it
+	if err != nil {
+		return Issued{}, err
+	}
 
 	var out Issued
 	var webhooks, mails bool
@@ -178,9 +182,7 @@ func (w *Workflow) issue(ctx context.Context, req issueRequest) (Issued, error) 
 			out.Edited = true
 		}
 		before := doc
-		if err := fillDocument(&doc, req, model, counterparty, emails); err != nil {
-			return err
-		}
+		fillDocument(&doc, req, model, emails, data)
 		state, toSend, err := route(tx, req.issuer, recipient)
 		if err != nil {
 			return err
@@ -399,8 +401,8 @@ const (
 // WebhookEvents lists the events a webhook can take.
 var WebhookEvents = []string{eventReceived, eventStateChanged}
 
-// fillDocument copies the stored columns and the stored form of the data from the model.
-func fillDocument(d *store.Document, req issueRequest, m *ubl.Document, counterparty ubl.Party, emails []string) error {
+// fillDocument copies the stored columns from the model, and its stored form.
+func fillDocument(d *store.Document, req issueRequest, m *ubl.Document, emails []string, data []byte) {
 	d.IssuerID = req.issuer.ID
 	d.Kind = map[ubl.Kind]string{ubl.KindInvoice: kindInvoice, ubl.KindCreditNote: kindCreditNote, ubl.KindOrder: kindOrder}[m.Kind]
 	d.TypeCode = strings.ToUpper(m.TypeCode)
@@ -412,9 +414,7 @@ func fillDocument(d *store.Document, req issueRequest, m *ubl.Document, counterp
 	d.Method = req.method
 	d.SendByEmail, d.EmailAddresses = req.flags.SendByEmail, emails
 	d.DisableXMLSign, d.DisablePDFSign = req.flags.DisableXMLSign, req.flags.DisablePDFSign
-	var err error
-	d.Data, err = encodeDocumentData(m, req.lang)
-	return err
+	d.Data = data
 }
 
 func partyKey(p ubl.Party) store.PartyKey {
