@@ -182,7 +182,7 @@ type informationView struct {
 	Description string `json:"description"`
 	Type        string `json:"type"`
 	Number      string `json:"number"`
-	Line        string `json:"line,omitempty"`
+	Line        string `json:"line"`
 }
 
 type additionalView struct {

@@ -73,7 +73,7 @@ func (s *Server) apiFileURL(c echo.Context, d store.Document) fileURL {
 // linkMACLen is how much of the HMAC a link's token carries: 144 bits.
 const linkMACLen = 18
 
-// linkTokenLen is a token's length: when it was made (unix milliseconds), when it expires (unix
+// linkTokenLen is a token's length: when it was made (unix nanoseconds), when it expires (unix
 // seconds), and the MAC.
 const linkTokenLen = 8 + 8 + linkMACLen
 
@@ -96,7 +96,7 @@ func (s *Server) linkMAC(d store.Document, party int64, file string, made, expir
 // publicFileURL gives the public addresses of a document's files, for one of its parties.
 func (s *Server) publicFileURL(d store.Document, party int64) fileURL {
 	now := s.now()
-	made, expires := now.UnixMilli(), now.Add(s.publicLinkTTL()).Unix()
+	made, expires := now.UnixNano(), now.Add(s.publicLinkTTL()).Unix()
 	base := s.baseURL() + "/public/documents/" + d.PublicID + "/"
 	return func(file string) string {
 		token := make([]byte, 16, linkTokenLen)
@@ -176,7 +176,7 @@ func (w *Workflow) RevokeFileLinks(ctx context.Context, entityID int64, ref stri
 	if err != nil {
 		return d, err
 	}
-	revoked := w.now().UnixMilli()
+	revoked := w.now().UnixNano()
 	return d, w.store.Update(ctx, func(tx *store.Tx) error { return tx.RevokeLinks(d.ID, entityID, revoked) })
 }
 

@@ -1,5 +1,5 @@
 -- Revoked public file links: every link a party of a document was given before revoked_before (unix
--- milliseconds) stops working. Links carry the time they were made, so that making one reads nothing.
+-- nanoseconds) stops working. Links carry the time they were made, so that making one reads nothing.
 CREATE TABLE file_link_revocations (
     document_id    INTEGER NOT NULL REFERENCES documents(id) ON DELETE CASCADE,
     entity_id      INTEGER NOT NULL REFERENCES entities(id) ON DELETE CASCADE,
