@@ -1,6 +1,7 @@
 package server
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/base64"
@@ -335,4 +336,19 @@ func TestOrderSellerFoundByEndpointAndLegalRegistration(t *testing.T) {
 	}
 	// The seller named by a tax ID of no entity here is still refused in the test environment.
 	expectError(t, env.post("/documentsUBL", env.entity, "application/xml", peppolOrder("ENC 2", env.entity.NIF, "123456789")), 400, "customer:e341")
+}
+
+// A visual PDF whose cross-reference table is damaged, as ERPs write them, is repaired and signed.
+func TestVisualPDFWithDamagedCrossReferenceIsSigned(t *testing.T) {
+	env := newDocEnv(t)
+	env.giveSeal(issuerSeal())
+	pdf := renderedPDF(t)
+	at := bytes.LastIndex(pdf, []byte("startxref")) + len("startxref")
+	damaged := append(append(append([]byte{}, pdf[:at]...), "\n1\n%%EOF\n"...))
+	body, ct := multipartBody(t, formFields(t, invoiceJSON("FT P/1", env.customer.NIF, "")), map[string][]byte{"file": damaged})
+	id := created(t, env.post("/documents", env.entity, ct, body))
+	signed := env.file(id, "pdf")
+	if !bytes.HasPrefix(signed, damaged) || pdfSignature(t, signed) != "PAdES" {
+		t.Fatalf("the visual PDF was not signed over what was sent (%d bytes, signature %s)", len(signed), pdfSignature(t, signed))
+	}
 }
