@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"strconv"
 	"strings"
+	"sync"
 
 	"einvoice/server/i18n"
 	"einvoice/store"
@@ -487,6 +488,55 @@ func (s *Server) documentViews(ctx context.Context, docs []store.Document, viewe
 	return out, nil
 }
 
+// decodedModels keeps the models of the documents viewed lately, by their stored data: lists show the
+// same documents again and again, and decoding a model costs more than the rest of its view. A
+// document's data changes only with an edit, which then is another key. The models are shared: they
+// are only read.
+var decodedModels modelCache
+
+// modelCacheSize is how many models each of the cache's two generations holds.
+const modelCacheSize = 1024
+
+// modelCache is a cache in two generations: when the newer one is full it becomes the older one, and a
+// model found in the older one moves to the newer.
+type modelCache struct {
+	mu           sync.Mutex
+	newer, older map[string]*ubl.Document
+}
+
+// model decodes stored data, or finds it decoded.
+func (c *modelCache) model(data []byte) (*ubl.Document, error) {
+	c.mu.Lock()
+	m, ok := c.newer[string(data)]
+	if !ok {
+		if m, ok = c.older[string(data)]; ok {
+			c.keep(string(data), m)
+		}
+	}
+	c.mu.Unlock()
+	if ok {
+		return m, nil
+	}
+	m, _, err := decodeDocumentData(data)
+	if err != nil {
+		return nil, err
+	}
+	c.mu.Lock()
+	c.keep(string(data), m)
+	c.mu.Unlock()
+	return m, nil
+}
+
+func (c *modelCache) keep(data string, m *ubl.Document) {
+	if len(c.newer) >= modelCacheSize {
+		c.older, c.newer = c.newer, nil
+	}
+	if c.newer == nil {
+		c.newer = make(map[string]*ubl.Document, modelCacheSize)
+	}
+	c.newer[data] = m
+}
+
 // orNull is a text that is null when empty.
 func orNull(s string) *string {
 	if s == "" {
@@ -497,7 +547,7 @@ func orNull(s string) *string {
 
 // viewDocument builds the whole view as the viewer (issuer or recipient) sees it.
 func viewDocument(d store.Document, r documentRecords, viewer int64, url fileURL, lang string) (documentView, error) {
-	stored, _, err := decodeDocumentData(d.Data)
+	stored, err := decodedModels.model(d.Data)
 	if err != nil {
 		return documentView{}, err
 	}

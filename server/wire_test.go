@@ -13,6 +13,7 @@ import (
 	"os"
 	"reflect"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -344,11 +345,44 @@ func TestVisualPDFWithDamagedCrossReferenceIsSigned(t *testing.T) {
 	env.giveSeal(issuerSeal())
 	pdf := renderedPDF(t)
 	at := bytes.LastIndex(pdf, []byte("startxref")) + len("startxref")
-	damaged := append(append(append([]byte{}, pdf[:at]...), "\n1\n%%EOF\n"...))
+	damaged := append(append([]byte{}, pdf[:at]...), "\n1\n%%EOF\n"...)
 	body, ct := multipartBody(t, formFields(t, invoiceJSON("FT P/1", env.customer.NIF, "")), map[string][]byte{"file": damaged})
 	id := created(t, env.post("/documents", env.entity, ct, body))
 	signed := env.file(id, "pdf")
 	if !bytes.HasPrefix(signed, damaged) || pdfSignature(t, signed) != "PAdES" {
 		t.Fatalf("the visual PDF was not signed over what was sent (%d bytes, signature %s)", len(signed), pdfSignature(t, signed))
+	}
+}
+
+// Decoded models are kept by their stored data for two generations of modelCacheSize.
+func TestModelCacheKeepsRecentModels(t *testing.T) {
+	var c modelCache
+	data := func(i int) []byte {
+		raw, err := encodeDocumentData(&ubl.Document{Number: strconv.Itoa(i)}, "pt")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return raw
+	}
+	first, err := c.model(data(0))
+	if err != nil || first.Number != "0" {
+		t.Fatalf("%v %v", first, err)
+	}
+	for i := 1; i < modelCacheSize; i++ {
+		c.model(data(i))
+	}
+	if again, _ := c.model(data(0)); again != first {
+		t.Fatal("a recent model was decoded again")
+	}
+	for i := 1; i <= 2*modelCacheSize; i++ {
+		if m, _ := c.model(data(modelCacheSize + i)); m.Number != strconv.Itoa(modelCacheSize+i) {
+			t.Fatalf("model %d is %q", modelCacheSize+i, m.Number)
+		}
+	}
+	if again, _ := c.model(data(0)); again == first || again.Number != "0" {
+		t.Fatal("the cache outgrew its two generations")
+	}
+	if _, err := c.model([]byte("{")); err == nil {
+		t.Fatal("bad stored data decoded")
 	}
 }
