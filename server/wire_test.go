@@ -67,6 +67,12 @@ func TestListIssuedOrReceivedByDocumentNumber(t *testing.T) {
 			t.Errorf("%s as %s: %v, want %v", c.query, c.as.Name, got, c.want)
 		}
 	}
+	// The unfiltered list's total is the issuer's kept count, the filtered one a count of the matches.
+	for query, want := range map[string]float64{"?document_type=issued&rows=1": 3, "?document_type=issued&type_document_fact=FT&rows=1": 3} {
+		if total := env.get("/documents"+query, env.entity).body["response"].(map[string]any)["total"]; total != want {
+			t.Errorf("%s: total %v, want %v", query, total, want)
+		}
+	}
 	expectError(t, env.get("/documents?document_type=sent", env.entity), 400, "document_type:e302")
 	expectError(t, env.get("/documents?number=FT+W%2F1&document_number=FT+W%2F2", env.entity), 400, "document_number:e302")
 

@@ -25,9 +25,9 @@ type InboxFilter struct {
 // match in all.
 func (s *Store) Inbox(ctx context.Context, f InboxFilter) ([]Document, int, error) {
 	where := []string{"recipient_id = ?", "imported_at IS NULL", "state IN ('sent', 'accepted')"}
-	order := "id DESC"
+	order, counter := "id DESC", "inbox"
 	if f.Issued { // newest emission first: the order of the issuer's index
-		where, order = []string{"issuer_id = ?"}, "emission_date DESC, id DESC"
+		where, order, counter = []string{"issuer_id = ?"}, "emission_date DESC, id DESC", "issued"
 	}
 	args := []any{f.RecipientID}
 	add := func(cond string, v any) { where, args = append(where, cond), append(args, v) }
@@ -52,7 +52,7 @@ func (s *Store) Inbox(ctx context.Context, f InboxFilter) ([]Document, int, erro
 		return nil, 0, err
 	}
 	defer tx.Rollback()
-	total, err := listTotal(ctx, tx, !f.Issued && len(args) == 1, "inbox", f.RecipientID, `SELECT count(*) FROM documents WHERE `+cond, args)
+	total, err := listTotal(ctx, tx, len(args) == 1, counter, f.RecipientID, `SELECT count(*) FROM documents WHERE `+cond, args)
 	if err != nil {
 		return nil, 0, err
 	}
