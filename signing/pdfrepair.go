@@ -52,17 +52,10 @@ func rebuildXref(data []byte) (*pdfFile, error) {
 		off = end
 	}
 	for _, num := range streams {
-		for n := range f.readObjectStream(num, 0) {
+		for n, index := range objectStreamIndex(f, num) {
 			if _, direct := f.xref[n]; !direct {
-				f.xref[n] = xrefEntry{kind: 2, stream: num}
+				f.xref[n] = xrefEntry{kind: 2, stream: num, index: index}
 			}
-		}
-	}
-	// Where each object of a stream sits in it, as its object stream numbers them.
-	for n, e := range f.xref {
-		if e.kind == 2 {
-			e.index = indexInObjectStream(f, e.stream, n)
-			f.xref[n] = e
 		}
 	}
 	f.trailer = f.lastTrailer()
@@ -137,29 +130,28 @@ func (f *pdfFile) readObjectLoosely(off int64) any {
 	return st
 }
 
-// indexInObjectStream is the position of object n among the objects of object stream num.
-func indexInObjectStream(f *pdfFile, num, n int) int {
+// objectStreamIndex lists the objects an object stream holds, each with its position in the stream.
+func objectStreamIndex(f *pdfFile, num int) map[int]int {
+	out := map[int]int{}
 	st, ok := f.object(num, 0).(*pdfStream)
 	if !ok {
-		return 0
+		return out
 	}
 	data, err := f.decode(st, 0)
 	if err != nil {
-		return 0
+		return out
 	}
 	count, _ := st.dict.get("N").(int64)
 	lx := &lexer{data: data}
-	for i := int64(0); i < count && i < pdfMaxObjects; i++ {
-		a, ok := lx.next().(int64)
-		lx.next()
-		if !ok {
+	for i := 0; int64(i) < count && i < pdfMaxObjects; i++ {
+		n, ok1 := lx.next().(int64)
+		_, ok2 := lx.next().(int64)
+		if !ok1 || !ok2 || n < 0 || n >= pdfMaxObjects {
 			break
 		}
-		if int(a) == n {
-			return int(i)
-		}
+		out[int(n)] = i
 	}
-	return 0
+	return out
 }
 
 // lastTrailer is the last trailer dictionary of the file that names a catalog, or else the dictionary
