@@ -49,16 +49,11 @@ func (s *Server) baseURL() string {
 // fileURL gives the address of one of a document's files: "xml", "pdf", or a file's public id.
 type fileURL func(file string) string
 
-// apiFileURL gives the authenticated download addresses of a document's files.
+// apiFileURL gives the authenticated download addresses of a document's XML and PDF (xml_url,
+// pdf_url); its other files are linked publicly (publicFileURL).
 func (s *Server) apiFileURL(c echo.Context, d store.Document) fileURL {
-	base := s.baseURL() + "/api/v1/" + langOf(c) + "/apps/documents/" + d.PublicID
-	return func(file string) string {
-		switch file {
-		case "xml", "pdf":
-			return base + "/" + file
-		}
-		return base + "/files/" + file
-	}
+	base := s.baseURL() + "/api/v1/" + langOf(c) + "/apps/documents/" + d.PublicID + "/"
+	return func(file string) string { return base + file }
 }
 
 // Public download links let a client fetch a document's files with a plain GET, without API
