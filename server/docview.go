@@ -132,6 +132,7 @@ type documentView struct {
 	Platform                  *string           `json:"platform"`
 	Attachments               []attachmentView  `json:"attachments"`
 	Amounts                   amountsView       `json:"amounts"`
+	Taxes                     []taxView         `json:"taxes"`
 	ProcessState              *processStateView `json:"process_state"`
 	ValidityPeriod            *string           `json:"validity_period"`
 	BuyerNumber               *string           `json:"buyer_number"`
@@ -572,6 +573,7 @@ func viewDocument(d store.Document, r documentRecords, viewer int64, url fileURL
 		Supplier:                  viewParty(m.Seller),
 		Customer:                  viewParty(m.Buyer),
 		Amounts:                   viewAmounts(&m),
+		Taxes:                     []taxView{},
 		Lines:                     []lineView{},
 		AllowanceCharge:           []allowanceView{},
 		WithholdingTax:            []withholdingView{},
@@ -616,6 +618,9 @@ func viewDocument(d store.Document, r documentRecords, viewer int64, url fileURL
 		if dl.LocationID != nil {
 			v.Delivery.ID = dl.LocationID.Value
 		}
+	}
+	for _, b := range m.VATBreakdown {
+		v.Taxes = append(v.Taxes, viewTax(b.Taxable, b.Tax, b.Category))
 	}
 	for _, l := range m.Lines {
 		v.Lines = append(v.Lines, viewLine(l, m.Currency, lang))

@@ -254,6 +254,9 @@ func TestDocumentViewHasEveryKeyOfTheIncumbentShape(t *testing.T) {
 			slices.Sort(missing)
 			t.Errorf("%s: the view lacks %v", name, missing)
 		}
+		if taxes, _ := got["taxes"].([]any); name == "every field" && len(taxes) == 0 { // a key of this service's own
+			t.Errorf("%s: no VAT breakdown in %v", name, got["taxes"])
+		}
 		for _, key := range []string{"type_document_fact", "type_document", "state_document"} { // the spec's object forms
 			if _, ok := got[key].(map[string]any)["alias"]; !ok {
 				t.Errorf("%s: %s is %v", name, key, got[key])
