@@ -241,10 +241,10 @@ func invalidDocument(r *ubl.Result, lang string) error {
 	return FieldErrors{"document": {Code: CodeInvalidDocument, Text: map[string]string{lang: first.Message}, Details: r.Findings}}
 }
 
-// taxIDMatches tells whether a party's VAT identifier is the entity's tax ID, with or without the
+// taxIDMatches tells whether one of a party's identifiers is the entity's tax ID, with or without the
 // country prefix.
 func taxIDMatches(p ubl.Party, e store.Entity) bool {
-	for _, id := range []string{p.VATID, p.TaxRegistration} {
+	for _, id := range p.TaxIDs() {
 		country, nif := splitTaxID(id, e.Country)
 		if nif != "" && country == e.Country && nif == e.NIF {
 			return true
@@ -260,25 +260,6 @@ func splitTaxID(id, def string) (country, nif string) {
 		country = def
 	}
 	return country, nif
-}
-
-// recipientOf finds the counterparty among the installation's entities (nil when it is not one).
-func recipientOf(tx *store.Tx, p ubl.Party) (*store.Entity, error) {
-	country, nif := splitTaxID(p.VATID, p.Address.Country)
-	if nif == "" {
-		country, nif = splitTaxID(p.TaxRegistration, p.Address.Country)
-	}
-	if country == "" {
-		country = "PT"
-	}
-	if nif == "" {
-		return nil, nil
-	}
-	e, err := tx.EntityByNIF(country, nif)
-	if errors.Is(err, store.ErrNotFound) {
-		return nil, nil
-	}
-	return &e, err
 }
 
 // testModeAllows applies the test environment's limits: only the test entities issue, to each other,
@@ -418,7 +399,7 @@ func fillDocument(d *store.Document, req issueRequest, m *ubl.Document, emails [
 }
 
 func partyKey(p ubl.Party) store.PartyKey {
-	country, nif := splitTaxID(cmp.Or(p.VATID, p.TaxRegistration), p.Address.Country)
+	country, nif := splitTaxID(p.TaxID(), p.Address.Country)
 	return store.PartyKey{Country: country, NIF: nif, Name: cmp.Or(p.LegalName, p.Name)}
 }
 
