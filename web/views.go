@@ -77,6 +77,7 @@ type StateCount struct {
 
 // Attention is something that needs a person: rejected documents, documents waiting to be sent, …
 type Attention struct {
+	Key   string // the label's catalogue key, for scripts and tests
 	Label string
 	Count int
 	Href  string

@@ -145,7 +145,7 @@ func (p *Portal) dashboard(c echo.Context) error {
 		{"attention.tosend", "/portal/tosend", counts.Issued[store.StateToSend]},
 	} {
 		if at.n > 0 {
-			v.Attention = append(v.Attention, web.Attention{Label: i18n.T(lang, at.key), Count: at.n, Href: at.href})
+			v.Attention = append(v.Attention, web.Attention{Key: at.key, Label: i18n.T(lang, at.key), Count: at.n, Href: at.href})
 		}
 	}
 	attention, err := p.wf.Attention(ctx, a)
@@ -155,10 +155,10 @@ func (p *Portal) dashboard(c echo.Context) error {
 	if n := len(attention.FailedEmails); n > 0 {
 		// The newest failure's document: its page lists its e-mails and sends them again.
 		href := "/portal/documents/" + attention.FailedEmails[0].DocumentRef
-		v.Attention = append(v.Attention, web.Attention{Label: i18n.T(lang, "attention.failed_emails"), Count: n, Href: href})
+		v.Attention = append(v.Attention, web.Attention{Key: "attention.failed_emails", Label: i18n.T(lang, "attention.failed_emails"), Count: n, Href: href})
 	}
 	if n := len(attention.FailingWebhooks); n > 0 {
-		v.Attention = append(v.Attention, web.Attention{Label: i18n.T(lang, "attention.failing_webhooks"), Count: n, Href: "/portal/settings#webhooks"})
+		v.Attention = append(v.Attention, web.Attention{Key: "attention.failing_webhooks", Label: i18n.T(lang, "attention.failing_webhooks"), Count: n, Href: "/portal/settings#webhooks"})
 	}
 	latest, _, err := p.wf.ListDocuments(ctx, a, store.DocumentFilter{Side: store.SideIssued, Sort: "-date", Limit: 10})
 	if err != nil {
