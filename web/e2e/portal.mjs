@@ -6,6 +6,7 @@ import { chromium } from 'playwright-core';
 import { createHmac, randomBytes } from 'node:crypto';
 import { readFileSync, mkdirSync } from 'node:fs';
 import { createServer } from 'node:http';
+import { documentsWalk } from './documents.mjs';
 
 const [base, credentialsFile, shots] = process.argv.slice(2);
 const creds = JSON.parse(readFileSync(credentialsFile, 'utf8'));
@@ -170,6 +171,8 @@ try {
   check('support: English from the browser', (await sup.page.getAttribute('html', 'lang')) === 'en');
   await shot(sup.page, 'support-overview');
   check('support: no JavaScript error', sup.page.errors.length === 0, sup.page.errors.join('; '));
+
+  await documentsWalk({ base, sample, check, shot, session, supplierUser, customerUser, stamp });
 
   // Signing out ends the session.
   await s.page.click('form[action="/portal/logout"] button');
