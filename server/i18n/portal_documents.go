@@ -61,7 +61,6 @@ var documentTexts = map[string]Text{
 	"event.email_failed":   {"E-mail falhou", "E-mail failed"},
 	"event.email_returned": {"E-mail devolvido", "E-mail returned"},
 	"event.email_opened":   {"E-mail lido", "E-mail read"},
-	"event.edi_state":      {"Estado EDI: %s", "EDI state: %s"},
 
 	"tosend.sent_connection":           {"à espera que o destinatário aprove a ligação", "waiting for the recipient to approve the connection"},
 	"tosend.no_connection":             {"sem ligação com o destinatário", "no connection with the recipient"},

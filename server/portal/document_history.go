@@ -30,7 +30,7 @@ func timeline(history []store.HistoryEntry, lang string) (events []web.Event, re
 				e.Detail = i18n.T(lang, "tosend."+status)
 			}
 		case "edi":
-			e.What = i18n.T(lang, "event.edi_state", i18n.T(lang, "edi."+h.Description))
+			e.What = i18n.T(lang, "event.edi", i18n.T(lang, "edi."+h.Description))
 		case "email":
 			e.Kind = h.Description // email_queued, email_sent, email_retry, email_failed, email_returned, email_opened
 			e.What = i18n.T(lang, "event.email", h.Description)

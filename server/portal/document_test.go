@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"einvoice/server"
+	"einvoice/server/i18n"
 	"einvoice/signing"
 	"einvoice/store"
 )
@@ -257,5 +258,37 @@ func TestResendAndAttention(t *testing.T) {
 	supplier.do(http.MethodPost, page+"/resend", url.Values{"addresses": {emails[0].Address}})
 	if body = supplier.page("/portal/"); strings.Contains(body, `data-attention="attention.failed_emails"`) {
 		t.Fatal("an e-mail sent again still needs attention")
+	}
+}
+
+// The timeline names every kind of history entry, and the reasons carry the rule and status codes.
+func TestTimelineAndReasons(t *testing.T) {
+	history := []store.HistoryEntry{
+		{Kind: "state", State: store.StateToSend, Data: []byte(`{"to_send_status":"no_connection","previous_state":""}`)},
+		{Kind: "email", Description: "email_queued", Data: []byte(`{"email_id":"e1","address":"a@b.example"}`)},
+		{Kind: "email", Description: "email_returned", Data: []byte(`{"email_id":"e1","address":"a@b.example","error":"returned: 5.1.1"}`)},
+		{Kind: "edi", Description: "error", Data: []byte(`{"edi_status":"ERROR","reason":"PT-R-001 and BR-CO-15 fail; BR-CO-15 again","previous_state":"tosend"}`)},
+		{Kind: "edit", Description: "edited"},
+		{Kind: "state", State: store.StateRejected, Data: []byte(`{"reason":"Falta a encomenda","previous_state":"sent"}`)},
+		{Kind: "import", Description: "imported"},
+		{Kind: "process_state", Description: "process_state", Data: []byte(`{"identification_code":"P1","name":"Em aprovação"}`)},
+	}
+	events, reasons := timeline(history, "en")
+	var kinds []string
+	for _, e := range events {
+		kinds = append(kinds, e.Kind)
+		if e.What == "" || strings.Contains(e.What, "%!") {
+			t.Fatalf("event %s: %q", e.Kind, e.What)
+		}
+	}
+	if got := strings.Join(kinds, ","); got != "state,email_queued,email_returned,edi,edit,state,import,process_state" {
+		t.Fatalf("kinds %s", got)
+	}
+	if !strings.Contains(events[0].Detail, i18n.T("en", "tosend.no_connection")) || !strings.Contains(events[2].Detail, "5.1.1") {
+		t.Fatalf("details %q %q", events[0].Detail, events[2].Detail)
+	}
+	if len(reasons) != 2 || strings.Join(reasons[0].Rules, ",") != "eSPap ERROR,PT-R-001,BR-CO-15" || len(reasons[1].Rules) != 0 ||
+		reasons[1].Text != "Falta a encomenda" {
+		t.Fatalf("reasons %+v", reasons)
 	}
 }
