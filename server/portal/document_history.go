@@ -65,8 +65,8 @@ func timeline(history []store.HistoryEntry, lang string) (events []web.Event, re
 }
 
 // reRuleID finds the ids of official and service rules in a reason's text (BR-CO-15, PT-R-001,
-// PEPPOL-EN16931-R001, UBL-CR-001, EINV-XSD-01, …).
-var reRuleID = regexp.MustCompile(`\b(?:BR|PT|PEPPOL|UBL|CII|EINV)(?:-[A-Z0-9]+)*-[A-Z]*[0-9]+\b`)
+// DT-CIUS-PT-098.3, PEPPOL-EN16931-R001, UBL-CR-001, EINV-XSD-01, …).
+var reRuleID = regexp.MustCompile(`\b(?:BR|PT|DT|PEPPOL|UBL|CII|EINV)(?:-[A-Z0-9]+)*-[A-Z]*[0-9]+(?:\.[0-9]+)?\b`)
 
 // ruleIDs are the rule ids a text names, each once.
 func ruleIDs(text string) []string {

@@ -267,7 +267,7 @@ func TestTimelineAndReasons(t *testing.T) {
 		{Kind: "state", State: store.StateToSend, Data: []byte(`{"to_send_status":"no_connection","previous_state":""}`)},
 		{Kind: "email", Description: "email_queued", Data: []byte(`{"email_id":"e1","address":"a@b.example"}`)},
 		{Kind: "email", Description: "email_returned", Data: []byte(`{"email_id":"e1","address":"a@b.example","error":"returned: 5.1.1"}`)},
-		{Kind: "edi", Description: "error", Data: []byte(`{"edi_status":"ERROR","reason":"PT-R-001 and BR-CO-15 fail; BR-CO-15 again","previous_state":"tosend"}`)},
+		{Kind: "edi", Description: "error", Data: []byte(`{"edi_status":"ERROR","reason":"PT-R-001 and BR-CO-15 fail; BR-CO-15 again, DT-CIUS-PT-098.3.","previous_state":"tosend"}`)},
 		{Kind: "edit", Description: "edited"},
 		{Kind: "state", State: store.StateRejected, Data: []byte(`{"reason":"Falta a encomenda","previous_state":"sent"}`)},
 		{Kind: "import", Description: "imported"},
@@ -287,7 +287,7 @@ func TestTimelineAndReasons(t *testing.T) {
 	if !strings.Contains(events[0].Detail, i18n.T("en", "tosend.no_connection")) || !strings.Contains(events[2].Detail, "5.1.1") {
 		t.Fatalf("details %q %q", events[0].Detail, events[2].Detail)
 	}
-	if len(reasons) != 2 || strings.Join(reasons[0].Rules, ",") != "eSPap ERROR,PT-R-001,BR-CO-15" || len(reasons[1].Rules) != 0 ||
+	if len(reasons) != 2 || strings.Join(reasons[0].Rules, ",") != "eSPap ERROR,PT-R-001,BR-CO-15,DT-CIUS-PT-098.3" || len(reasons[1].Rules) != 0 ||
 		reasons[1].Text != "Falta a encomenda" {
 		t.Fatalf("reasons %+v", reasons)
 	}
