@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"crypto/sha256"
 	"errors"
 	"strings"
 	"sync"
@@ -120,12 +121,14 @@ func (w *Workflow) DocumentSignatures(ctx context.Context, d DocumentDetail) ([]
 				return nil, err
 			}
 			v = verdict(f.Role, full.Content)
-			verdicts.Lock()
-			if len(verdicts.m) >= maxVerdicts {
-				clear(verdicts.m)
+			if len(f.SHA256) == sha256.Size { // a file without its hash is judged each time
+				verdicts.Lock()
+				if len(verdicts.m) >= maxVerdicts {
+					clear(verdicts.m)
+				}
+				verdicts.m[key] = v
+				verdicts.Unlock()
 			}
-			verdicts.m[key] = v
-			verdicts.Unlock()
 		}
 		out = append(out, v)
 	}
