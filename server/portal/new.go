@@ -40,7 +40,11 @@ func (p *Portal) correct(c echo.Context) error {
 // editable). After a refusal the form keeps the options posted.
 func (p *Portal) uploadPage(c echo.Context, status int, ref string, refusal error, posted *server.IssueOptions) error {
 	lang := current(c).lang
-	a, b, err := p.base(c, i18n.T(lang, "new.title"), "/portal/documents/new")
+	here := "/portal/documents/new"
+	if ref != "" {
+		here = ""
+	}
+	a, b, err := p.base(c, i18n.T(lang, "new.title"), here)
 	if err != nil {
 		return p.noEntity(c, err)
 	}
