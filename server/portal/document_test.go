@@ -192,6 +192,20 @@ func TestIssueByUploadAndCorrect(t *testing.T) {
 	body = supplier.page(page)
 	has(t, "corrected page", body, `data-message="correct.done"`, `data-event="edit"`, `class="badge sent"`)
 	has(t, "the recipient's page", operator.page(page), `action="`+page+`/decision"`)
+
+	// Delivered again, it is no longer editable: no correction form.
+	if resp, _ := supplier.do(http.MethodGet, page+"/correct", nil); resp.StatusCode != http.StatusNotFound {
+		t.Fatalf("the correction form of a delivered document: %d", resp.StatusCode)
+	}
+	// The pages in both languages, with no text left unformatted.
+	for _, lang := range []string{"pt", "en"} {
+		supplier.do(http.MethodGet, "/portal/lang/"+lang+"?next=/portal/", nil)
+		for _, path := range []string{"/portal/", "/portal/documents/new", page} {
+			if body := supplier.page(path); !strings.Contains(body, `<html lang="`+lang+`">`) || strings.Contains(body, "%!") {
+				t.Fatalf("%s in %s: not that language, or a text left unformatted", path, lang)
+			}
+		}
+	}
 }
 
 func TestResendAndAttention(t *testing.T) {
