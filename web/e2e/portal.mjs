@@ -8,6 +8,7 @@ import { readFileSync, mkdirSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { settingsWalk } from './settings.mjs';
 import { adminWalk } from './admin.mjs';
+import { documentsWalk } from './documents.mjs';
 
 const [base, credentialsFile, shots] = process.argv.slice(2);
 const creds = JSON.parse(readFileSync(credentialsFile, 'utf8'));
@@ -175,6 +176,7 @@ try {
 
   await settingsWalk({ base, creds, bearer, user: supplierUser, session, check, shot });
   await adminWalk({ base, creds, check, session, shot, token });
+  await documentsWalk({ base, sample, check, shot, session, supplierUser, customerUser, stamp });
 
   // Signing out ends the session.
   await s.page.click('form[action="/portal/logout"] button');
