@@ -2,8 +2,6 @@ package portal
 
 import (
 	"context"
-	"io"
-	"mime/multipart"
 	"net/http"
 	"net/url"
 	"os"
@@ -55,37 +53,11 @@ func consoleSite(t *testing.T) (*site, *browser, string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	resp, body := support.upload("/portal/admin/seals", map[string]string{"entity": strconv.FormatInt(s.supplier.ID, 10), "password": "segredo"}, "file", "seal.p12", p12)
+	resp, body := support.uploadFile("/portal/admin/seals", url.Values{"entity": {strconv.FormatInt(s.supplier.ID, 10)}, "password": {"segredo"}}, "file", "seal.p12", p12)
 	if resp.StatusCode != http.StatusSeeOther {
 		t.Fatalf("seal import: %d %s", resp.StatusCode, body)
 	}
 	return s, support, "20261120T100000-m1.eml"
-}
-
-// upload posts a multipart form with one file, as the browser does.
-func (b *browser) upload(path string, fields map[string]string, fileField, fileName string, content []byte) (*http.Response, string) {
-	b.t.Helper()
-	var body strings.Builder
-	w := multipart.NewWriter(&body)
-	for k, v := range fields {
-		w.WriteField(k, v)
-	}
-	fw, _ := w.CreateFormFile(fileField, fileName)
-	fw.Write(content)
-	w.Close()
-	req, _ := http.NewRequest(http.MethodPost, b.site.http.URL+path, strings.NewReader(body.String()))
-	req.Header.Set("Content-Type", w.FormDataContentType())
-	for _, c := range b.cookies {
-		req.AddCookie(c)
-	}
-	client := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
-	resp, err := client.Do(req)
-	if err != nil {
-		b.t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	out, _ := io.ReadAll(resp.Body)
-	return resp, string(out)
 }
 
 func TestConsolePagesRenderForSupportOnly(t *testing.T) {

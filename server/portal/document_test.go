@@ -33,6 +33,12 @@ func sampleXML(t *testing.T, number string) string {
 // upload posts a multipart form with the XML as its "document" file, as the browser's form does.
 func (b *browser) upload(path, xml string, fields url.Values) (*http.Response, string) {
 	b.t.Helper()
+	return b.uploadFile(path, fields, "document", "invoice.xml", []byte(xml))
+}
+
+// uploadFile posts a multipart form with one file, as the browser does.
+func (b *browser) uploadFile(path string, fields url.Values, fileField, fileName string, content []byte) (*http.Response, string) {
+	b.t.Helper()
 	var body strings.Builder
 	w := multipart.NewWriter(&body)
 	for k, vs := range fields {
@@ -40,8 +46,8 @@ func (b *browser) upload(path, xml string, fields url.Values) (*http.Response, s
 			w.WriteField(k, v)
 		}
 	}
-	fw, _ := w.CreateFormFile("document", "invoice.xml")
-	io.WriteString(fw, xml)
+	fw, _ := w.CreateFormFile(fileField, fileName)
+	fw.Write(content)
 	w.Close()
 	req, _ := http.NewRequest(http.MethodPost, b.site.http.URL+path, strings.NewReader(body.String()))
 	req.Header.Set("Content-Type", w.FormDataContentType())
