@@ -79,6 +79,7 @@ type Config struct {
 	Webhooks    WebhooksConfig
 	Mail        MailConfig
 	Portal      PortalConfig
+	EDI         EDIConfig
 }
 
 // TestMode reports whether the installation runs as a test environment.
@@ -95,6 +96,7 @@ type Workflow struct {
 	log     *slog.Logger
 	metrics *metrics
 	jobs    *jobRunner // wakes the background jobs after a commit; they run only under Server.Run
+	edi     ediHub     // the connectors that carry EDI deliveries
 	now     func() time.Time
 
 	limiter      *rateLimiter[int64] // requests per platform credential

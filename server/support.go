@@ -219,22 +219,30 @@ func (w *Workflow) DeleteWebhook(ctx context.Context, id int64) error {
 // connectionStateNames are the states the support team can give a connection.
 var connectionStateNames = []string{store.ConnAnalyzing, store.ConnApproved, store.ConnDeclined, store.ConnPending}
 
-// CreateConnection records a connection between two entities of this installation (analyzing unless
-// a state is given); there is at most one from an entity to another.
+// CreateConnection records a connection between two entities of this installation, or between an
+// entity here and an external tax ID reached through an AS2 partner or an upstream broker (analyzing
+// unless a state is given); there is at most one between the same two parties.
 func (w *Workflow) CreateConnection(ctx context.Context, n store.NewConnection) (store.Connection, error) {
 	errs := FieldErrors{}
 	n.State = cmp.Or(n.State, store.ConnAnalyzing)
 	if !slices.Contains(connectionStateNames, n.State) {
 		errs["state"] = Problem{Code: CodeInvalidValue, Details: connectionStateNames}
 	}
-	if n.FromEntityID == n.ToEntityID {
+	external := n.FromEntityID == 0 || n.ToEntityID == 0
+	switch {
+	case n.FromEntityID == n.ToEntityID:
 		errs["to"] = Problem{Code: CodeInvalidValue}
+	case external && n.Partner == "" && n.Upstream == "":
+		errs["partner"] = Problem{Code: CodeRequired}
 	}
 	optionalText(errs, "observation", &n.Observation, maxDescriptionLength)
 	if err := errs.orNil(); err != nil {
 		return store.Connection{}, err
 	}
 	for _, id := range []int64{n.FromEntityID, n.ToEntityID} {
+		if id == 0 {
+			continue
+		}
 		if _, err := w.existingEntity(ctx, id); err != nil {
 			return store.Connection{}, err
 		}
@@ -244,21 +252,9 @@ func (w *Workflow) CreateConnection(ctx context.Context, n store.NewConnection) 
 }
 
 // SetConnectionState approves, declines, or puts back in analysis or pending, a connection; the reason
-// is shown to the requester.
+// is shown to the requester (see DecideConnection).
 func (w *Workflow) SetConnectionState(ctx context.Context, id int64, state, reason string) (store.Connection, error) {
-	errs := FieldErrors{}
-	if id <= 0 {
-		errs["id"] = Problem{Code: CodeRequired}
-	}
-	if !slices.Contains(connectionStateNames, state) {
-		errs["state"] = Problem{Code: CodeInvalidValue, Details: connectionStateNames}
-	}
-	optionalText(errs, "reason", &reason, maxReasonLength)
-	if err := errs.orNil(); err != nil {
-		return store.Connection{}, err
-	}
-	c, err := w.store.SetConnectionState(ctx, id, state, reason)
-	return c, asNotFound(err)
+	return w.DecideConnection(ctx, id, ConnectionDecision{State: state, Reason: reason})
 }
 
 // scopesOf checks the scopes asked for a credential and puts them in the order tokens list them.
