@@ -108,6 +108,17 @@ func (t *Tx) RecordEDIAttempt(id int64, o EDIOutcome) error {
 	return err
 }
 
+// RescheduleEDI puts a delivery whose attempt was answered negatively back in the queue (or fails it,
+// when nextAt is empty), without counting another attempt.
+func (t *Tx) RescheduleEDI(id int64, state, nextAt, detail string) error {
+	if nextAt == "" {
+		nextAt = t.now
+	}
+	_, err := t.tx.ExecContext(t.ctx, `UPDATE edi_deliveries SET state = ?, next_at = ?, last_error = ?, lease_until = NULL,
+		updated_at = ? WHERE id = ?`, state, nextAt, nullText(detail), t.now, id)
+	return err
+}
+
 // SetEDIState moves a delivery that was already attempted (an acknowledgement came, a remote state was
 // read); remoteState is kept when empty.
 func (t *Tx) SetEDIState(id int64, state, remoteState, detail string) error {
@@ -131,17 +142,10 @@ func (s *Store) EDIDeliveries(ctx context.Context, documentID int64) ([]EDIDeliv
 	return scanEDIs(s.reader.QueryContext(ctx, `SELECT `+ediColumns+` FROM edi_deliveries WHERE document_id = ? ORDER BY id`, documentID))
 }
 
-// AwaitingEDI lists the deliveries of a connector that wait for a remote state, of one partner,
-// oldest first.
-func (s *Store) AwaitingEDI(ctx context.Context, connector, partner string, limit int) ([]EDIDelivery, error) {
-	return scanEDIs(s.reader.QueryContext(ctx, `SELECT `+ediColumns+` FROM edi_deliveries
-		WHERE state = 'awaiting' AND connector = ? AND partner = ? ORDER BY id LIMIT ?`, connector, partner, limit))
-}
-
 // ReceiveEDI records a message a partner sent; false when the partner sent this message id before.
-func (t *Tx) ReceiveEDI(partner, messageID, connector, kind string) (bool, error) {
-	res, err := t.tx.ExecContext(t.ctx, `INSERT INTO edi_received (partner, message_id, connector, kind, received_at)
-		VALUES (?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`, partner, messageID, connector, kind, t.now)
+func (t *Tx) ReceiveEDI(partner, messageID, kind string) (bool, error) {
+	res, err := t.tx.ExecContext(t.ctx, `INSERT INTO edi_received (partner, message_id, kind, received_at)
+		VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING`, partner, messageID, kind, t.now)
 	if err != nil {
 		return false, err
 	}
@@ -149,10 +153,11 @@ func (t *Tx) ReceiveEDI(partner, messageID, connector, kind string) (bool, error
 	return n == 1, err
 }
 
-// SetEDIReceivedDocument ties a received message to the document it became.
-func (t *Tx) SetEDIReceivedDocument(partner, messageID string, documentID int64) error {
-	_, err := t.tx.ExecContext(t.ctx, `UPDATE edi_received SET document_id = ? WHERE partner = ? AND message_id = ?`,
-		documentID, partner, messageID)
+// SetEDIReceivedDocument ties a received message to the document it became or is about, and to the
+// connector kind it came through (kept when empty).
+func (t *Tx) SetEDIReceivedDocument(partner, messageID string, documentID int64, connector string) error {
+	_, err := t.tx.ExecContext(t.ctx, `UPDATE edi_received SET document_id = ?, connector = CASE WHEN ? = '' THEN connector ELSE ? END
+		WHERE partner = ? AND message_id = ?`, documentID, connector, connector, partner, messageID)
 	return err
 }
 
@@ -203,4 +208,62 @@ func (t *Tx) ExternalIssuer(country, nif, name, partner string, test bool) (Enti
 	}
 	_, err = t.tx.ExecContext(t.ctx, `INSERT INTO external_issuers (entity_id, partner) VALUES (?, ?)`, e.ID, partner)
 	return e, err
+}
+
+// EntityByID finds an entity by its id in the transaction.
+func (t *Tx) EntityByID(id int64) (Entity, error) {
+	return scanEntity(t.tx.QueryRowContext(t.ctx, `SELECT `+entityColumns+` FROM entities WHERE id = ?`, id))
+}
+
+// DocumentData reads the stored model of a document.
+func (t *Tx) DocumentData(id int64) ([]byte, error) {
+	var data string
+	err := t.tx.QueryRowContext(t.ctx, `SELECT data FROM document_data WHERE document_id = ?`, id).Scan(&data)
+	return []byte(data), mapError(err)
+}
+
+// EDIDocumentsByNumber finds the documents of a number delivered through a partner (from the tax ID
+// fromNIF, with its country prefix, unless empty), newest first.
+func (t *Tx) EDIDocumentsByNumber(partner, fromNIF, number string) ([]Document, error) {
+	rows, err := t.tx.QueryContext(t.ctx, `SELECT `+documentColumns+` FROM documents d WHERE d.number = ?
+		AND EXISTS (SELECT 1 FROM edi_deliveries e WHERE e.document_id = d.id AND e.kind = 'document' AND e.partner = ?
+			AND (? = '' OR e.from_nif = ?)) ORDER BY d.id DESC LIMIT 20`, number, partner, fromNIF, fromNIF)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []Document
+	for rows.Next() {
+		d, err := scanDocument(t.ids, rows)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, d)
+	}
+	return out, rows.Err()
+}
+
+// EDIDeliveryByRemoteID finds the document delivery a partner knows by its own id.
+func (t *Tx) EDIDeliveryByRemoteID(connector, partner, remoteID string) (EDIDelivery, error) {
+	return scanEDI(t.tx.QueryRowContext(t.ctx, `SELECT `+ediColumns+` FROM edi_deliveries
+		WHERE connector = ? AND partner = ? AND remote_id = ? ORDER BY id DESC LIMIT 1`, connector, partner, remoteID))
+}
+
+// EDIPartners lists the partners of a connector kind that took deliveries they know by an id of their own.
+func (s *Store) EDIPartners(ctx context.Context, connector string) ([]string, error) {
+	rows, err := s.reader.QueryContext(ctx, `SELECT DISTINCT partner FROM edi_deliveries WHERE connector = ? AND remote_id <> ''
+		ORDER BY partner`, connector)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var p string
+		if err := rows.Scan(&p); err != nil {
+			return nil, err
+		}
+		out = append(out, p)
+	}
+	return out, rows.Err()
 }

@@ -74,7 +74,7 @@ CREATE TABLE edi_deliveries (
 );
 CREATE INDEX edi_deliveries_due ON edi_deliveries (next_at, id) WHERE state = 'queued';
 CREATE INDEX edi_deliveries_document ON edi_deliveries (document_id, id);
-CREATE INDEX edi_deliveries_remote ON edi_deliveries (connector, remote_id) WHERE state = 'awaiting';
+CREATE INDEX edi_deliveries_remote ON edi_deliveries (connector, partner, remote_id) WHERE remote_id <> '';
 
 -- Every message a partner sent, once: a repeated (partner, message id) is dropped. A received document
 -- keeps where it came from, so that its recipient's decision goes back the same way.
