@@ -138,7 +138,7 @@ func (s *Server) recordEDIAttempt(tx *store.Tx, d store.EDIDelivery, r edi.Recei
 func addEDIHistory(tx *store.Tx, d store.EDIDelivery, attempt int, result, detail string) error {
 	data, _ := json.Marshal(map[string]any{"partner": d.Partner, "connector": d.Connector, "message_id": d.MessageID,
 		"message_kind": d.Kind, "attempt": attempt, "result": result, "error": detail})
-	return tx.AddHistory(store.HistoryEntry{DocumentID: d.DocumentID, Kind: "edi_delivery", Description: result, Data: data})
+	return tx.AddHistory(store.HistoryEntry{DocumentID: d.DocumentID, Kind: "edi", Description: "edi_delivery_" + result, Data: data})
 }
 
 // moveByEDI takes a document through an EDI transition when it stands where the transition starts;

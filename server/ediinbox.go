@@ -77,7 +77,7 @@ func (w *Workflow) receiveStatus(ctx context.Context, partner, messageID string,
 		var fe FieldErrors
 		if errors.As(err, &fe) && fe["code"].Code == CodeInvalidValue {
 			data, _ := json.Marshal(map[string]string{"partner": partner, "message_id": messageID, "edi_status": m.Code, "reason": m.Description})
-			return tx.AddHistory(store.HistoryEntry{DocumentID: d.ID, Kind: "edi_status_ignored", Description: m.Code, Data: data})
+			return tx.AddHistory(store.HistoryEntry{DocumentID: d.ID, Kind: "edi", Description: "edi_status_ignored", Data: data})
 		}
 		return err
 	})
