@@ -194,7 +194,9 @@ func TestEDIPermanentRefusalIsNotRetried(t *testing.T) {
 
 func TestEDIAsynchronousAcknowledgement(t *testing.T) {
 	env := newEDIEnv(t)
-	env.fake.answer = func(_ int, d edi.Delivery) (edi.Receipt, error) { return edi.Receipt{MessageID: d.MessageID, Pending: true}, nil }
+	env.fake.answer = func(_ int, d edi.Delivery) (edi.Receipt, error) {
+		return edi.Receipt{MessageID: d.MessageID, Pending: true}, nil
+	}
 	ctx := context.Background()
 	id := env.issueExternal("EDI-4")
 	env.runDeliveries()
