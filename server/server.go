@@ -14,6 +14,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"einvoice/server/edi/upstream"
 	"einvoice/store"
 
 	"github.com/labstack/echo/v4"
@@ -112,6 +113,7 @@ func NewWorkflow(cfg Config, st *store.Store, log *slog.Logger) *Workflow {
 		authFailures: newAuthThrottle(cfg.Auth.FailedAuthPerMinute, time.Minute),
 		logins:       newAuthThrottle(cfg.Portal.LoginFailures, cfg.Portal.LoginFailureReset)}
 	w.jobs = newJobRunner(log, w.metrics, cfg.Jobs.Timeout)
+	w.RegisterConnector(ConnectorUpstream, upstream.New(w.upstreamConfig, nil))
 	return w
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/url"
 
+	"einvoice/server/edi/upstream"
 	"einvoice/store"
 )
 
@@ -37,4 +38,13 @@ func (w *Workflow) DeleteUpstream(ctx context.Context, name string) error {
 		return fieldError("name", CodeRequired)
 	}
 	return asNotFound(w.store.DeleteUpstream(ctx, name))
+}
+
+// upstreamConfig is what the upstream connector needs of an upstream broker.
+func (w *Workflow) upstreamConfig(ctx context.Context, name string) (upstream.Config, error) {
+	u, err := w.store.UpstreamByName(ctx, name)
+	if err != nil {
+		return upstream.Config{}, err
+	}
+	return upstream.Config{BaseURL: u.BaseURL, ClientID: u.ClientID, Secret: u.Secret, PublicKey: u.PublicKey}, nil
 }
