@@ -417,3 +417,19 @@ func TestEDIStatusMessageEveryCode(t *testing.T) {
 		}
 	}
 }
+
+func TestEDIInTestMode(t *testing.T) {
+	env := newEDIEnv(t, func(c *Config) { c.Environment.Mode = "test" })
+	ctx := context.Background()
+	yes := true
+	if _, err := env.st.UpdateEntity(ctx, env.entity.ID, store.EntityChanges{TestEntity: &yes}); err != nil {
+		t.Fatal(err)
+	}
+	env.entity, _ = env.st.EntityByID(ctx, env.entity.ID)
+	// To the external tax ID of an approved connection that names a partner: allowed, and delivered.
+	id := env.issueExternal("TEST-1")
+	env.runDeliveries()
+	env.wantState(id, store.StateSent, ediDelivered)
+	// Any other tax ID outside the installation keeps the test-mode rules.
+	expectError(t, env.post("/documents", env.entity, "application/json", invoiceJSON("TEST-2", "123456789", "")), 400, "customer:e341")
+}

@@ -211,6 +211,9 @@ func timeline(history []store.HistoryEntry, lang string) (events []web.Event, re
 		case "edi":
 			e.What = i18n.T(lang, "event.edi")
 			e.Detail = h.Description
+			if key := "api.history." + h.Description; i18n.Has(key) { // an EDI delivery attempt: what became of it, through whom
+				e.Detail = strings.TrimSpace(i18n.T(lang, key) + " " + str("partner") + " " + str("message_id") + " " + str("error"))
+			}
 		default:
 			e.What = h.Kind
 			e.Detail = h.Description
