@@ -120,8 +120,8 @@ func statusDocument(tx *store.Tx, partner string, m status.Message) (store.Docum
 }
 
 // receiveDocument stores a document a partner sent for an entity here: it must pass the same checks
-// as an issued one, and an approved connection must join its recipient with its issuer through that
-// partner. The issuer is represented here by an entity of its own (made on first receipt); a new
+// as an issued one (the recipient's rules too), and an approved connection must join its recipient
+// with its issuer through that partner. The issuer is represented here by an entity of its own (made on first receipt); a new
 // version of a document the recipient asked to be corrected replaces it. An ACCEPTED status message
 // goes back to the partner.
 func (w *Workflow) receiveDocument(ctx context.Context, partner, messageID string, payload []byte) error {
@@ -164,6 +164,9 @@ func (w *Workflow) receiveDocument(ctx context.Context, partner, messageID strin
 		}
 		if w.cfg.TestMode() && !recipient.TestEntity {
 			return fieldError(counterpartyField, CodeTestRecipient)
+		}
+		if err := recipientRulesAllow(tx, recipient.ID, model, files); err != nil {
+			return err
 		}
 		issuer, err := tx.ExternalIssuer(cmp.Or(sender.Country, "PT"), sender.NIF, sender.Name, partner, recipient.TestEntity)
 		if err != nil {
