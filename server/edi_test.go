@@ -3,6 +3,8 @@ package server
 import (
 	"context"
 	"errors"
+	"fmt"
+	"os"
 	"slices"
 	"strings"
 	"sync"
@@ -249,8 +251,7 @@ func TestEDIExpiredLeaseIsDeliveredOnceMore(t *testing.T) {
 // twoInstallations joins two services with an in-process connector each way: A's entity 500000000
 // and B's entity 501234560 exchange documents and status messages, each the other's external party.
 type twoInstallations struct {
-	a, b         *docEnv
-	aClock, bClk time.Time
+	a, b *docEnv
 }
 
 // loopback delivers to another installation's inbox as the partner named from.
@@ -268,10 +269,10 @@ func (l loopback) Deliver(ctx context.Context, d edi.Delivery) (edi.Receipt, err
 	return edi.Receipt{MessageID: d.MessageID}, err
 }
 
-func newTwoInstallations(t *testing.T) *twoInstallations {
+func newTwoInstallations(t *testing.T, tweak ...func(*Config)) *twoInstallations {
 	ctx := context.Background()
-	a := newDocEnv(t)
-	b := &docEnv{testEnv: newTestEnv(t, func(c *Config) { c.HTTP.BodyLimit = 32 << 20 })}
+	a := newDocEnv(t, tweak...)
+	b := &docEnv{testEnv: newTestEnv(t, append([]func(*Config){func(c *Config) { c.HTTP.BodyLimit = 32 << 20 }}, tweak...)...)}
 	b.bearer = b.token
 	recipient := b.mustEntity("Entidade Publica", externalNIF)
 	b.customer = recipient
@@ -432,4 +433,36 @@ func TestEDIInTestMode(t *testing.T) {
 	env.wantState(id, store.StateSent, ediDelivered)
 	// Any other tax ID outside the installation keeps the test-mode rules.
 	expectError(t, env.post("/documents", env.entity, "application/json", invoiceJSON("TEST-2", "123456789", "")), 400, "customer:e341")
+}
+
+// TestEDIThousandDocumentsBetweenTwoInstallations times 1,000 documents from one installation to
+// another through the EDI queue (in-process connectors: the transport is not measured), each answered
+// with an ACCEPTED status message. EINVOICE_EDI_LOAD=1 runs it.
+func TestEDIThousandDocumentsBetweenTwoInstallations(t *testing.T) {
+	if os.Getenv("EINVOICE_EDI_LOAD") == "" {
+		t.Skip("EINVOICE_EDI_LOAD=1 runs it")
+	}
+	ti := newTwoInstallations(t, func(c *Config) { c.RateLimit.RequestsPerMinute = 0 })
+	const n = 1000
+	start := time.Now()
+	var ids []int64
+	for i := range n {
+		r := ti.a.post("/documents", ti.a.customer, "application/json", invoiceJSON(fmt.Sprintf("LOAD-%d", i), externalNIF, ""))
+		if r.status != 201 {
+			t.Fatalf("issue %d: %d %s", i, r.status, r.raw)
+		}
+		ids = append(ids, ti.a.rowID(store.KindDocument, data(r)["id"]))
+	}
+	issued := time.Since(start)
+	ti.settle(t)
+	took := time.Since(start)
+	if total, _ := ti.b.inbox("?rows=1"); total != n {
+		t.Fatalf("B received %d", total)
+	}
+	for _, id := range ids {
+		if s, e := docState(t, ti.a.st, id); s != store.StateSent || e != ediAccepted {
+			t.Fatalf("document %d at A: %s/%s", id, s, e)
+		}
+	}
+	t.Logf("%d documents: issued in %v, delivered and answered ACCEPTED in %v more (%v in all)", n, issued, took-issued, took)
 }
