@@ -351,6 +351,14 @@ func TestEDIBetweenTwoInstallationsWithStatusMessages(t *testing.T) {
 	if s, e := docState(t, a.st, sentID); s != store.StateAccepted || e != ediAccepted {
 		t.Fatalf("A after 11: %s/%s", s, e)
 	}
+	// The other way: B's entity sends to A's, which B knows only as the issuer of what it received.
+	if r := b.post("/documents", b.customer, "application/json", invoiceJSON("B-1", a.customer.NIF, "")); r.status != 201 || alias(data(r)["state_document"]) != store.StateToSend {
+		t.Fatalf("B issues to A: %d %s", r.status, r.raw)
+	}
+	ti.settle(t)
+	if _, inbox := a.inbox(""); len(inbox) != 1 || inbox[0].(map[string]any)["number"] != "B-1" {
+		t.Fatalf("A's inbox: %v", inbox)
+	}
 	// Every message went once: a repeat of one is dropped by its receiver.
 	if d, _ := b.st.DocumentByID(context.Background(), b.rowID(store.KindDocument, receivedID)); d.Edits != 1 {
 		t.Fatalf("B's document has %d edits, want 1", d.Edits)
@@ -439,7 +447,7 @@ func TestEDIInTestMode(t *testing.T) {
 // another through the EDI queue (in-process connectors: the transport is not measured), each answered
 // with an ACCEPTED status message. EINVOICE_EDI_LOAD=1 runs it.
 func TestEDIThousandDocumentsBetweenTwoInstallations(t *testing.T) {
-	if os.Getenv("EINVOICE_EDI_LOAD") == "" {
+	if os.Getenv("EINVOICE_EDI_LOAD") != "1" {
 		t.Skip("EINVOICE_EDI_LOAD=1 runs it")
 	}
 	ti := newTwoInstallations(t, func(c *Config) { c.RateLimit.RequestsPerMinute = 0 })

@@ -104,10 +104,15 @@ func (w *Workflow) RequestConnections(ctx context.Context, operator store.Entity
 			} else if !errors.Is(err, store.ErrNotFound) {
 				return err
 			}
-			if _, err := tx.EntityByNIF(x.Country, x.NIF); err == nil {
-				// An entity of this installation is not external: support connects it with the admin commands.
-				errs[externalField(x.Index, "nif")] = Problem{Code: CodeInvalidValue}
-				continue
+			if e, err := tx.EntityByNIF(x.Country, x.NIF); err == nil {
+				// An entity of this installation is not external (unless it only stands for the issuer of
+				// documents received by EDI): support connects it with the admin commands.
+				if external, err := tx.IsExternalIssuer(e.ID); err != nil {
+					return err
+				} else if !external {
+					errs[externalField(x.Index, "nif")] = Problem{Code: CodeInvalidValue}
+					continue
+				}
 			}
 			c, err := tx.CreateConnection(store.NewConnection{
 				FromExternal: store.PartyKey{Country: x.Country, NIF: x.NIF, Name: x.Name}, ToEntityID: receiver.ID,

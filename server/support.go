@@ -228,24 +228,33 @@ func (w *Workflow) CreateConnection(ctx context.Context, n store.NewConnection) 
 	if !slices.Contains(connectionStateNames, n.State) {
 		errs["state"] = Problem{Code: CodeInvalidValue, Details: connectionStateNames}
 	}
-	external := n.FromEntityID == 0 || n.ToEntityID == 0
-	switch {
-	case n.FromEntityID == n.ToEntityID:
+	if n.FromEntityID == n.ToEntityID {
 		errs["to"] = Problem{Code: CodeInvalidValue}
-	case external && n.Partner == "" && n.Upstream == "":
-		errs["partner"] = Problem{Code: CodeRequired}
 	}
 	optionalText(errs, "observation", &n.Observation, maxDescriptionLength)
 	if err := errs.orNil(); err != nil {
 		return store.Connection{}, err
 	}
-	for _, id := range []int64{n.FromEntityID, n.ToEntityID} {
-		if id == 0 {
+	for _, side := range []struct {
+		id       *int64
+		external *store.PartyKey
+	}{{&n.FromEntityID, &n.FromExternal}, {&n.ToEntityID, &n.ToExternal}} {
+		if *side.id == 0 {
 			continue
 		}
-		if _, err := w.existingEntity(ctx, id); err != nil {
+		e, err := w.existingEntity(ctx, *side.id)
+		if err != nil {
 			return store.Connection{}, err
 		}
+		// An entity that only stands for the issuer of documents received by EDI is an external party.
+		if external, err := w.store.IsExternalIssuer(ctx, e.ID); err != nil {
+			return store.Connection{}, err
+		} else if external {
+			*side.id, *side.external = 0, store.PartyKey{Country: e.Country, NIF: e.NIF, Name: e.Name}
+		}
+	}
+	if (n.FromEntityID == 0 || n.ToEntityID == 0) && n.Partner == "" && n.Upstream == "" {
+		return store.Connection{}, fieldError("partner", CodeRequired)
 	}
 	c, err := w.store.CreateConnection(ctx, n)
 	return c, asExists(err)

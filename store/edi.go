@@ -267,3 +267,11 @@ func (s *Store) EDIPartners(ctx context.Context, connector string) ([]string, er
 	}
 	return out, rows.Err()
 }
+
+// IsExternalIssuer tells whether an entity exists here only as the issuer of documents received from
+// EDI partners.
+func (s *Store) IsExternalIssuer(ctx context.Context, entityID int64) (bool, error) {
+	var n int
+	err := s.reader.QueryRowContext(ctx, `SELECT count(*) FROM external_issuers WHERE entity_id = ?`, entityID).Scan(&n)
+	return n > 0, err
+}
