@@ -119,7 +119,7 @@ func TestEDIDeliveryQueuedWithTheDocumentThenSent(t *testing.T) {
 	env := newEDIEnv(t)
 	id := env.issueExternal("EDI-1")
 	env.wantState(id, store.StateToSend, ediPending)
-	deliveries, err := env.st.EDIDeliveries(context.Background(), id)
+	deliveries, err := env.st.EDIDeliveries(context.Background(), store.EDIFilter{DocumentID: id, Limit: 10})
 	if err != nil || len(deliveries) != 1 || deliveries[0].State != store.EDIQueued || deliveries[0].Partner != "peer" {
 		t.Fatalf("queued with the document: %+v %v", deliveries, err)
 	}
@@ -363,9 +363,9 @@ func TestEDIBetweenTwoInstallationsWithStatusMessages(t *testing.T) {
 	if d, _ := b.st.DocumentByID(context.Background(), b.rowID(store.KindDocument, receivedID)); d.Edits != 1 {
 		t.Fatalf("B's document has %d edits, want 1", d.Edits)
 	}
-	deliveries, _ := a.st.EDIDeliveries(context.Background(), sentID)
+	deliveries, _ := a.st.EDIDeliveries(context.Background(), store.EDIFilter{DocumentID: sentID, Limit: 10})
 	xml, _ := a.st.DocumentFileByRole(context.Background(), sentID, store.FileXML)
-	if err := b.srv.Receive(context.Background(), "installation-a", deliveries[len(deliveries)-1].MessageID, xml.Content); err != nil {
+	if err := b.srv.Receive(context.Background(), "installation-a", deliveries[0].MessageID, xml.Content); err != nil {
 		t.Fatalf("a repeated message: %v", err)
 	}
 	if d, _ := b.st.DocumentByID(context.Background(), b.rowID(store.KindDocument, receivedID)); d.Edits != 1 || d.State != store.StateAccepted {

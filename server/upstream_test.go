@@ -45,7 +45,7 @@ func TestUpstreamForwardsAndTheStateComesBack(t *testing.T) {
 		t.Fatalf("the upstream's recipient inbox: %v", inbox)
 	}
 	remoteID := inbox[0].(map[string]any)["id"].(string)
-	deliveries, _ := local.st.EDIDeliveries(ctx, id)
+	deliveries, _ := local.st.EDIDeliveries(ctx, store.EDIFilter{DocumentID: id, Limit: 10})
 	if len(deliveries) != 1 || deliveries[0].RemoteID != remoteID {
 		t.Fatalf("remote id: %+v, want %s", deliveries, remoteID)
 	}

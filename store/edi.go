@@ -16,23 +16,23 @@ const (
 
 // EDIDelivery is one queued message for one EDI partner: a document version or a status message.
 type EDIDelivery struct {
-	ID          int64
-	DocumentID  int64
-	Version     int
-	Kind        string // document or status
-	Connector   string // the connector kind that carries it
-	Partner     string
-	FromNIF     string
-	ToNIF       string
-	MessageID   string
-	Payload     []byte // a status message's XML
-	State       string
-	Attempts    int
-	NextAt      string
-	RemoteID    string
-	RemoteState string
-	LastError   string
-	CreatedAt   string
+	ID          int64  `json:"id"`
+	DocumentID  int64  `json:"document_id"`
+	Version     int    `json:"version"`
+	Kind        string `json:"kind"`      // document or status
+	Connector   string `json:"connector"` // the connector kind that carries it
+	Partner     string `json:"partner"`
+	FromNIF     string `json:"from_nif"`
+	ToNIF       string `json:"to_nif"`
+	MessageID   string `json:"message_id"`
+	Payload     []byte `json:"-"` // a status message's XML
+	State       string `json:"state"`
+	Attempts    int    `json:"attempts"`
+	NextAt      string `json:"next_at"`
+	RemoteID    string `json:"remote_id,omitempty"`
+	RemoteState string `json:"remote_state,omitempty"`
+	LastError   string `json:"last_error,omitempty"`
+	CreatedAt   string `json:"created_at"`
 }
 
 const ediColumns = `id, document_id, version, kind, connector, partner, from_nif, to_nif, message_id,
@@ -132,14 +132,18 @@ func (t *Tx) EDIDeliveryByMessageID(messageID string) (EDIDelivery, error) {
 	return scanEDI(t.tx.QueryRowContext(t.ctx, `SELECT `+ediColumns+` FROM edi_deliveries WHERE message_id = ?`, messageID))
 }
 
-// EDIDeliveryByID finds a delivery by its id.
-func (t *Tx) EDIDeliveryByID(id int64) (EDIDelivery, error) {
-	return scanEDI(t.tx.QueryRowContext(t.ctx, `SELECT `+ediColumns+` FROM edi_deliveries WHERE id = ?`, id))
+// EDIFilter selects deliveries: of one document, in one state (zero values: any), newest first.
+type EDIFilter struct {
+	DocumentID int64
+	State      string
+	Limit      int
 }
 
-// EDIDeliveries lists a document's deliveries, oldest first.
-func (s *Store) EDIDeliveries(ctx context.Context, documentID int64) ([]EDIDelivery, error) {
-	return scanEDIs(s.reader.QueryContext(ctx, `SELECT `+ediColumns+` FROM edi_deliveries WHERE document_id = ? ORDER BY id`, documentID))
+// EDIDeliveries lists the filter's deliveries, newest first.
+func (s *Store) EDIDeliveries(ctx context.Context, f EDIFilter) ([]EDIDelivery, error) {
+	return scanEDIs(s.reader.QueryContext(ctx, `SELECT `+ediColumns+` FROM edi_deliveries
+		WHERE (? = 0 OR document_id = ?) AND (? = '' OR state = ?) ORDER BY id DESC LIMIT ?`,
+		f.DocumentID, f.DocumentID, f.State, f.State, f.Limit))
 }
 
 // ReceiveEDI records a message a partner sent; false when the partner sent this message id before.

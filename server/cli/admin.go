@@ -194,6 +194,7 @@ var adminCommands = []adminCommand{
 	{"upstream", "create", "--name N --url BASE --client-id ID [--secret-file F | --secret-env VAR] [--public-key-file F | --public-key-env VAR]  (else asked)", upstreamCreate},
 	{"upstream", "list", "", upstreamList},
 	{"upstream", "delete", "--name N", upstreamDelete},
+	{"edi", "list", "[--state queued|awaiting|done|failed] [--limit N]  EDI deliveries, newest first: partner, message id, attempts, last error", ediList},
 	{"processstate", "create", "add a process state an entity can set on received documents", processStateCreate},
 	{"processstate", "list", "", processStateList},
 	{"processstate", "delete", "", processStateDelete},

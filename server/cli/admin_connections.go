@@ -116,3 +116,27 @@ func printConnections(w io.Writer, cs []store.Connection) {
 			c.To.Country, c.To.NIF, c.To.Name, c.State, via, c.Reason, c.UpdatedAt)
 	}
 }
+
+func ediList(fs *flag.FlagSet) func(*adminEnv) error {
+	state := fs.String("state", "", "only deliveries in this state: queued, awaiting, done or failed")
+	limit := fs.Int("limit", 50, "at most this many (up to 1000)")
+	return func(a *adminEnv) error {
+		if *limit < 1 || *limit > 1000 {
+			return usagef("--limit must be between 1 and 1000")
+		}
+		ds, err := a.st.EDIDeliveries(a.ctx, store.EDIFilter{State: *state, Limit: *limit})
+		if err != nil {
+			return err
+		}
+		if ds == nil {
+			ds = []store.EDIDelivery{}
+		}
+		return a.print(ds, func(w io.Writer) {
+			fmt.Fprintln(w, "ID\tDOCUMENT\tKIND\tVIA\tTO\tMESSAGE_ID\tSTATE\tATTEMPTS\tNEXT\tLAST_ERROR")
+			for _, d := range ds {
+				fmt.Fprintf(w, "%d\t%d\t%s\t%s %s\t%s\t%s\t%s\t%d\t%s\t%s\n", d.ID, d.DocumentID, d.Kind, d.Connector, d.Partner, d.ToNIF,
+					d.MessageID, d.State, d.Attempts, d.NextAt, d.LastError)
+			}
+		})
+	}
+}

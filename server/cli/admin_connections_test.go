@@ -53,4 +53,7 @@ func TestAdminExternalConnectionsAndUpstreams(t *testing.T) {
 	if code, _, _ := admin("upstream", "delete", "--name", "hosted"); code != 1 {
 		t.Fatalf("deleting twice: %d", code)
 	}
+	if code, out, errOut := admin("edi", "list", "--state", "queued", "--json"); code != 0 || strings.TrimSpace(out) != "[]" {
+		t.Fatalf("edi list: %d %s %s", code, out, errOut)
+	}
 }
