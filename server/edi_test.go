@@ -383,6 +383,10 @@ func TestEDIInboundRefusals(t *testing.T) {
 	if err := ti.b.srv.Receive(ctx, "installation-a", "m2", []byte("<Invoice/>")); err == nil {
 		t.Fatal("invalid XML accepted")
 	}
+	invalid := strings.Replace(string(must(status.Build(status.Message{ID: "r", Code: status.Processed, Number: "x"}))), ">11<", ">12<", 1)
+	if err := ti.a.srv.Receive(ctx, "installation-b", "m4", []byte(invalid)); refusedField(err, "payload") != CodeInvalidStatus {
+		t.Fatalf("an unknown status code: %v", err)
+	}
 	bad, _ := status.Build(status.Message{ID: "r", Code: status.Processed, Number: "unknown"})
 	if err := ti.a.srv.Receive(ctx, "installation-b", "m3", bad); refusedField(err, "document") != CodeUnknownDocument {
 		t.Fatalf("status of an unknown document: %v", err)
@@ -473,4 +477,11 @@ func TestEDIThousandDocumentsBetweenTwoInstallations(t *testing.T) {
 		}
 	}
 	t.Logf("%d documents: issued in %v, delivered and answered ACCEPTED in %v more (%v in all)", n, issued, took-issued, took)
+}
+
+func must(b []byte, err error) []byte {
+	if err != nil {
+		panic(err)
+	}
+	return b
 }
