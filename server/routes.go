@@ -66,6 +66,7 @@ func (s *Server) routes() *echo.Echo {
 		apps(http.MethodDelete, "/authentications", s.revokeHandshake, "")
 		apps(http.MethodGet, "/external-connections", s.listConnections, ScopeExternalConnections)
 		apps(http.MethodGet, "/external-connections/:id", s.getConnection, ScopeExternalConnections)
+		apps(http.MethodPost, "/external-connections", s.createConnections, ScopeExternalConnections, mimeForm, mimeMultipart)
 		apps(http.MethodPost, "/documentsUBL", s.createDocumentUBL, ScopeDocumentCreate, mimeMultipart, mimeXML, mimeTextXML)
 		apps(http.MethodPost, "/documents", s.createDocument, ScopeDocumentCreate, mimeMultipart, mimeJSON)
 		apps(http.MethodGet, "/documents", s.listDocuments, ScopeDocumentRead)
