@@ -39,6 +39,7 @@ func (s *Server) routes() *echo.Echo {
 	e.GET("/healthz", s.healthz)
 	e.GET("/public/documents/:id/:file", s.publicDownload)
 	e.GET("/public/emails/:token", s.emailOpened)
+	e.POST("/as2", s.receiveAS2())
 	if s.cfg.HTTP.MetricsListen == "" {
 		e.GET("/metrics", echo.WrapHandler(s.metricsHandler()))
 	}

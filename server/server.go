@@ -116,6 +116,7 @@ func NewWorkflow(cfg Config, st *store.Store, log *slog.Logger) *Workflow {
 		logins:       newAuthThrottle(cfg.Portal.LoginFailures, cfg.Portal.LoginFailureReset)}
 	w.jobs = newJobRunner(log, w.metrics, cfg.Jobs.Timeout)
 	w.RegisterConnector(ConnectorUpstream, upstream.New(w.upstreamConfig, nil))
+	w.RegisterConnector(ConnectorAS2, w.AS2Connector())
 	return w
 }
 

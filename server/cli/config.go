@@ -78,6 +78,7 @@ func defaultConfig() Config {
 		Mail:        server.DefaultMail(),
 		Portal:      server.DefaultPortal(),
 		EDI:         server.DefaultEDI(),
+		AS2:         server.AS2Config{RequestsPerMinute: server.DefaultAS2RequestsPerMinute},
 		Log:         LogConfig{Level: "info", Format: "text"},
 	}
 }
