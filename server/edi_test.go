@@ -230,7 +230,7 @@ func TestEDIExpiredLeaseIsDeliveredOnceMore(t *testing.T) {
 	id := env.issueExternal("EDI-5")
 	// A run claims the delivery and dies before recording anything.
 	now := env.clock.UTC()
-	claimed, err := env.st.ClaimEDI(ctx, now.Format(store.TimeLayout), now.Add(env.srv.cfg.EDI.Lease).Format(store.TimeLayout), 10)
+	claimed, err := env.st.ClaimEDI(ctx, now.Format(store.TimeLayout), now.Add(env.srv.cfg.EDI.Lease).Format(store.TimeLayout), 10, 0)
 	if err != nil || len(claimed) != 1 {
 		t.Fatalf("claim: %v %v", claimed, err)
 	}

@@ -16,7 +16,7 @@ func (s *Server) deliverEDI(ctx context.Context) error {
 	cfg := s.cfg.EDI
 	for ctx.Err() == nil {
 		now := s.now()
-		due, err := s.store.ClaimEDI(ctx, now.UTC().Format(store.TimeLayout), now.Add(cfg.Lease).UTC().Format(store.TimeLayout), cfg.Batch)
+		due, err := s.store.ClaimEDI(ctx, now.UTC().Format(store.TimeLayout), now.Add(cfg.Lease).UTC().Format(store.TimeLayout), cfg.Batch, len(cfg.RetrySchedule))
 		if err != nil || len(due) == 0 {
 			return err
 		}
@@ -103,7 +103,9 @@ func (s *Server) recordEDIAttempt(tx *store.Tx, d store.EDIDelivery, r edi.Recei
 	result := "delivered"
 	switch {
 	case sendErr == nil && r.Pending:
-		o.State, result = store.EDIAwaiting, "awaiting_acknowledgement"
+		// Sent again (same message id: the partner answers a duplicate) if no acknowledgement comes by
+		// the next attempt; after the last, it waits.
+		o.State, o.NextAt, result = store.EDIAwaiting, s.nextEDIAttempt(d.Attempts), "awaiting_acknowledgement"
 	case sendErr == nil:
 		o.State = store.EDIDone
 	case errors.As(sendErr, &permanent):
@@ -168,7 +170,8 @@ func (w *Workflow) nextEDIAttempt(n int) string {
 }
 
 // Acknowledge records the late answer to a delivery whose receipt was pending (an asynchronous MDN):
-// a positive one completes it, a negative one sends it again on the retry schedule.
+// a positive one completes it, a negative one sends it again on the retry schedule. The answer may come
+// before the attempt it answers is recorded (the delivery is still queued): a positive one counts.
 func (w *Workflow) Acknowledge(ctx context.Context, messageID string, ok bool, detail string) error {
 	if len(detail) > maxReasonLength {
 		detail = detail[:maxReasonLength]
@@ -177,7 +180,7 @@ func (w *Workflow) Acknowledge(ctx context.Context, messageID string, ok bool, d
 		d, err := tx.EDIDeliveryByMessageID(messageID)
 		if errors.Is(err, store.ErrNotFound) {
 			return fieldError("message_id", CodeNotFound)
-		} else if err != nil || d.State != store.EDIAwaiting {
+		} else if err != nil || d.State != store.EDIAwaiting && (d.State != store.EDIQueued || !ok) {
 			return err // an acknowledgement repeated, or for a delivery already settled, changes nothing
 		}
 		if !ok {

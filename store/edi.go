@@ -73,16 +73,17 @@ func (t *Tx) QueueEDI(d EDIDelivery) error {
 	return mapError(err)
 }
 
-// ClaimEDI takes up to limit due deliveries (queued, their time come, no lease running) and leases them
-// until leaseUntil: another run skips them, and a crash leaves them due again once the lease ends.
-func (s *Store) ClaimEDI(ctx context.Context, now, leaseUntil string, limit int) ([]EDIDelivery, error) {
+// ClaimEDI takes up to limit due deliveries (queued, or awaiting an acknowledgement that is overdue and
+// attempted at most retries times; their time come, no lease running) and leases them until
+// leaseUntil: another run skips them, and a crash leaves them due again once the lease ends.
+func (s *Store) ClaimEDI(ctx context.Context, now, leaseUntil string, limit, retries int) ([]EDIDelivery, error) {
 	var out []EDIDelivery
 	err := s.write(ctx, func(tx *sql.Tx) error {
 		var err error
 		out, err = scanEDIs(tx.QueryContext(ctx, `UPDATE edi_deliveries SET lease_until = ?, updated_at = ?
-			WHERE id IN (SELECT id FROM edi_deliveries WHERE state = 'queued' AND next_at <= ?
+			WHERE id IN (SELECT id FROM edi_deliveries WHERE (state = 'queued' OR state = 'awaiting' AND attempts <= ?) AND next_at <= ?
 				AND (lease_until IS NULL OR lease_until <= ?) ORDER BY next_at, id LIMIT ?)
-			RETURNING `+ediColumns, leaseUntil, now, now, now, limit))
+			RETURNING `+ediColumns, leaseUntil, now, retries, now, now, limit))
 		return err
 	})
 	return out, err
@@ -96,14 +97,15 @@ type EDIOutcome struct {
 	RemoteID string // kept when empty
 }
 
-// RecordEDIAttempt writes an attempt's outcome and ends the delivery's lease.
+// RecordEDIAttempt writes an attempt's outcome and ends the delivery's lease. A delivery acknowledged
+// while the attempt was under way stays done.
 func (t *Tx) RecordEDIAttempt(id int64, o EDIOutcome) error {
 	next := o.NextAt
 	if next == "" {
 		next = t.now
 	}
 	_, err := t.tx.ExecContext(t.ctx, `UPDATE edi_deliveries SET state = ?, next_at = ?, last_error = ?, lease_until = NULL,
-		attempts = attempts + 1, remote_id = CASE WHEN ? = '' THEN remote_id ELSE ? END, updated_at = ? WHERE id = ?`,
+		attempts = attempts + 1, remote_id = CASE WHEN ? = '' THEN remote_id ELSE ? END, updated_at = ? WHERE id = ? AND state != 'done'`,
 		o.State, next, nullText(o.Error), o.RemoteID, o.RemoteID, t.now, id)
 	return err
 }

@@ -8,10 +8,12 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"einvoice/server"
+	"einvoice/store"
 )
 
 // Two installations of the real binary exchange documents over AS2 on loopback, wired only with the
@@ -140,14 +142,15 @@ func (in *as2Installation) document(token, id string) (state, ediState string) {
 	return d["state_document"].(map[string]any)["alias"].(string), d["state_edi_document"].(map[string]any)["alias"].(string)
 }
 
-// received lists the documents the extra test entity received, by number.
-func (in *as2Installation) received(token string) map[string][]map[string]any {
+// documents lists the documents the extra test entity received (list "received") or issued
+// ("issued"), by number.
+func (in *as2Installation) documents(token, list string) map[string][]map[string]any {
 	in.t.Helper()
 	byNumber := map[string][]map[string]any{}
 	for page := 1; ; page++ {
-		status, v := in.c.call("GET", fmt.Sprintf("/apps/documents?rows=100&page=%d", page), in.headers(token), "")
+		status, v := in.c.call("GET", fmt.Sprintf("/apps/documents?document_type=%s&rows=100&page=%d", list, page), in.headers(token), "")
 		if status != 200 {
-			in.t.Fatalf("%s: received: %d %v", in.name, status, v)
+			in.t.Fatalf("%s: %s documents: %d %v", in.name, list, status, v)
 		}
 		rows := v["response"].(map[string]any)["data"].([]any)
 		for _, r := range rows {
@@ -158,6 +161,21 @@ func (in *as2Installation) received(token string) map[string][]map[string]any {
 			return byNumber
 		}
 	}
+}
+
+// settled waits until every EDI delivery of the installation is done (acknowledged by the partner).
+func (in *as2Installation) settled() {
+	in.t.Helper()
+	waitFor(in.t, 60*time.Second, in.name+"'s EDI deliveries done", func() (bool, string) {
+		var ds []store.EDIDelivery
+		in.admin(&ds, "edi", "list", "--limit", "1000")
+		for _, d := range ds {
+			if d.State != "done" {
+				return false, fmt.Sprintf("%+v", d)
+			}
+		}
+		return true, ""
+	})
 }
 
 // waitFor polls until ok holds, or fails after the timeout with what the last poll saw.
@@ -192,7 +210,7 @@ func TestEndToEndAS2BetweenInstallations(t *testing.T) {
 	// B receives it and answers ACCEPTED; A's document is sent and accepted by the peer.
 	var receivedID string
 	waitFor(t, 20*time.Second, "B receives FT AS2/1", func() (bool, string) {
-		got := b.received(tokB)["FT AS2/1"]
+		got := b.documents(tokB, "received")["FT AS2/1"]
 		if len(got) == 1 {
 			receivedID = got[0]["id"].(string)
 		}
@@ -217,7 +235,7 @@ func TestEndToEndAS2BetweenInstallations(t *testing.T) {
 	}
 	wantState("A after the corrected version went", "sent", "accepted")
 	waitFor(t, 20*time.Second, "B has the corrected version", func() (bool, string) {
-		got := b.received(tokB)["FT AS2/1"]
+		got := b.documents(tokB, "received")["FT AS2/1"]
 		return len(got) == 1 && got[0]["state_document"].(map[string]any)["alias"] == "sent" && got[0]["id"] == receivedID, fmt.Sprint(got)
 	})
 
@@ -233,7 +251,104 @@ func TestEndToEndAS2BetweenInstallations(t *testing.T) {
 		t.Fatalf("issue at B: %d %v", status, v)
 	}
 	waitFor(t, 20*time.Second, "A receives FT BA/1", func() (bool, string) {
-		got := a.received(tokA)["FT BA/1"]
+		got := a.documents(tokA, "received")["FT BA/1"]
 		return len(got) == 1, fmt.Sprint(got)
 	})
+	a.settled()
+	b.settled()
+}
+
+// issueMany issues the documents number(i) for i in [from, to) at A, four at a time.
+func issueMany(t *testing.T, a *as2Installation, token string, from, to int, number func(int) string) {
+	t.Helper()
+	var wg sync.WaitGroup
+	errs := make(chan string, to-from)
+	next := make(chan int)
+	for range 4 {
+		wg.Go(func() {
+			for i := range next {
+				if status, raw := a.c.send("POST", "/apps/documents", a.headers(token), as2Invoice(number(i), "100.00")); status != 201 {
+					errs <- fmt.Sprintf("issue %s: %d %s", number(i), status, raw)
+				}
+			}
+		})
+	}
+	for i := from; i < to; i++ {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	close(errs)
+	for e := range errs {
+		t.Fatal(e)
+	}
+}
+
+// allDelivered waits until B has each of the n documents exactly once, and each is sent and
+// ACCEPTED at A.
+func allDelivered(t *testing.T, a, b *as2Installation, tokA, tokB string, n int, number func(int) string, timeout time.Duration) {
+	t.Helper()
+	waitFor(t, timeout, "every document at B once and accepted at A", func() (bool, string) {
+		atB, atA := b.documents(tokB, "received"), a.documents(tokA, "issued")
+		for i := range n {
+			if got := atB[number(i)]; len(got) != 1 {
+				return false, fmt.Sprintf("%s %d times at B", number(i), len(got))
+			}
+			d := atA[number(i)][0]
+			if s, e := d["state_document"].(map[string]any)["alias"], d["state_edi_document"].(map[string]any)["alias"]; s != "sent" || e != "accepted" {
+				return false, fmt.Sprintf("%s at A is %s/%s", number(i), s, e)
+			}
+		}
+		return len(atB) == n, fmt.Sprintf("%d numbers at B", len(atB))
+	})
+}
+
+// Kill -9 of either installation in the middle of deliveries loses nothing and repeats nothing: every
+// document is received once, and its ACCEPTED applied once. EINVOICE_CONFORMANCE=1 runs it.
+func TestEndToEndAS2SurvivesKill(t *testing.T) {
+	if os.Getenv("EINVOICE_CONFORMANCE") != "1" {
+		t.Skip("EINVOICE_CONFORMANCE=1 runs it")
+	}
+	a, b := wireAS2(t, 19803, 19804, fastEDI)
+	tokA, tokB := a.c.token(a.creds, "killa"), b.c.token(b.creds, "killb")
+	const n = 50
+	number := func(i int) string { return fmt.Sprintf("FT KILL/%d", i+1) }
+	issueMany(t, a, tokA, 0, 15, number)
+	b.kill()
+	issueMany(t, a, tokA, 15, 25, number)
+	b.start()
+	issueMany(t, a, tokA, 25, 35, number)
+	a.kill()
+	a.start()
+	issueMany(t, a, tokA, 35, n, number)
+	allDelivered(t, a, b, tokA, tokB, n, number, 90*time.Second)
+	a.settled()
+	b.settled()
+	for id, docs := range a.documents(tokA, "issued") {
+		_, raw := a.c.send("GET", "/apps/documents/"+docs[0]["id"].(string)+"/history", a.headers(tokA), "")
+		if got := strings.Count(string(raw), `"edi_status":"ACCEPTED"`); got != 1 {
+			t.Errorf("%s: ACCEPTED applied %d times: %s", id, got, raw)
+		}
+	}
+}
+
+// TestEndToEndAS2Load times 1,000 documents from A to B over AS2, each answered with an asynchronous
+// MDN and an ACCEPTED status message. EINVOICE_AS2_LOAD=1 runs it.
+func TestEndToEndAS2Load(t *testing.T) {
+	if os.Getenv("EINVOICE_AS2_LOAD") != "1" {
+		t.Skip("EINVOICE_AS2_LOAD=1 runs it")
+	}
+	a, b := wireAS2(t, 19805, 19806, fastEDI)
+	tokA, tokB := a.c.token(a.creds, "loada"), b.c.token(b.creds, "loadb")
+	const n = 1000
+	number := func(i int) string { return fmt.Sprintf("FT LOAD/%d", i+1) }
+	start := time.Now()
+	issueMany(t, a, tokA, 0, n, number)
+	issued := time.Since(start)
+	allDelivered(t, a, b, tokA, tokB, n, number, 5*time.Minute)
+	took := time.Since(start)
+	load, _ := os.ReadFile("/proc/loadavg")
+	t.Logf("%d documents A→B over AS2: issued in %v, all received at B and ACCEPTED at A after %v; load average %s", n, issued, took, load)
+	a.settled()
+	b.settled()
 }
