@@ -224,6 +224,50 @@ func TestEDIAsynchronousAcknowledgement(t *testing.T) {
 	}
 }
 
+// An asynchronous acknowledgement may come before the attempt it answers is recorded; one that never
+// comes has the message sent again (same message id) on the retry schedule.
+func TestEDIAcknowledgementEarlyOrMissing(t *testing.T) {
+	env := newEDIEnv(t)
+	ctx := context.Background()
+	env.fake.answer = func(_ int, d edi.Delivery) (edi.Receipt, error) {
+		if strings.Contains(d.Filename, "EARLY") {
+			if err := env.srv.Acknowledge(ctx, d.MessageID, true, "processed"); err != nil {
+				t.Error(err)
+			}
+		}
+		return edi.Receipt{MessageID: d.MessageID, Pending: true}, nil
+	}
+	early, missing := env.issueExternal("EDI-EARLY"), env.issueExternal("EDI-MISSING")
+	env.runDeliveries()
+	env.wantState(early, store.StateSent, ediDelivered)
+	env.wantState(missing, store.StateToSend, ediPending)
+	if env.runDeliveries(); len(env.fake.delivered()) != 2 {
+		t.Fatalf("sent again before the acknowledgement was due: %d", len(env.fake.delivered()))
+	}
+	env.clock = env.clock.Add(2 * time.Minute)
+	env.runDeliveries()
+	sent := map[string]int{} // message id → times sent
+	again := ""
+	for _, d := range env.fake.delivered() {
+		if sent[d.MessageID]++; strings.Contains(d.Filename, "MISSING") {
+			again = d.MessageID
+		}
+	}
+	if len(sent) != 2 || sent[again] != 2 {
+		t.Fatalf("after the acknowledgement was due: %v", sent)
+	}
+	if err := env.srv.Acknowledge(ctx, again, true, "processed"); err != nil {
+		t.Fatal(err)
+	}
+	env.wantState(missing, store.StateSent, ediDelivered)
+	deliveries, _ := env.st.EDIDeliveries(ctx, store.EDIFilter{Limit: 10})
+	for _, d := range deliveries {
+		if d.State != store.EDIDone {
+			t.Fatalf("delivery %d is %s", d.ID, d.State)
+		}
+	}
+}
+
 func TestEDIExpiredLeaseIsDeliveredOnceMore(t *testing.T) {
 	env := newEDIEnv(t)
 	ctx := context.Background()
