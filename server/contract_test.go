@@ -1,0 +1,110 @@
+package server
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"mime"
+	"net/http"
+	"net/http/httptest"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+
+	"einvoice/server/openapi"
+
+	"github.com/getkin/kin-openapi/openapi3filter"
+	"github.com/getkin/kin-openapi/routers"
+	"github.com/getkin/kin-openapi/routers/legacy"
+)
+
+// checkContract holds one API call of a test to the OpenAPI document: the answer must be one the
+// document describes for the operation (status and body), and a request the service accepted must be
+// one the document allows. testEnv.do calls it for every request, so every API test checks
+// conformance as it goes.
+
+// awaitedShapes are operations whose documented answer is the target shape another branch is
+// building (issue 26: whole documents in the list, every key of the incumbent's document, the
+// connection requests of spec 4.4). Their mismatches are logged, not failed, until then; remove each
+// once its branch is merged.
+var awaitedShapes = []string{"getDocuments", "getDocument", "postExternalConnections"}
+
+var contractRouter = sync.OnceValues(func() (routers.Router, error) {
+	doc, err := openapi.Load()
+	if err != nil {
+		return nil, err
+	}
+	for _, mt := range []string{"application/xml", "text/xml", "application/pdf"} {
+		openapi3filter.RegisterBodyDecoder(mt, openapi3filter.FileBodyDecoder)
+	}
+	return legacy.NewRouter(doc)
+})
+
+// awaitedFailures counts the logged mismatches of awaitedShapes, by operation.
+var awaitedFailures sync.Map
+
+func checkContract(t *testing.T, method, path string, header map[string]string, body string, rec *httptest.ResponseRecorder) {
+	t.Helper()
+	router, err := contractRouter()
+	if err != nil {
+		t.Fatalf("the OpenAPI document: %v", err)
+	}
+	req := httptest.NewRequest(method, path, strings.NewReader(body))
+	for k, v := range header {
+		req.Header.Set(k, v)
+	}
+	// The document's server is relative: routes are found by path whatever the Host (tests send others).
+	req.URL.Scheme, req.URL.Host, req.Host = "", "", ""
+	route, params, err := router.FindRoute(req)
+	if err != nil {
+		// An undocumented path or method: only the API's own refusals may answer it.
+		if strings.HasPrefix(req.URL.Path, "/api/v1/") && rec.Code != http.StatusNotFound && rec.Code != http.StatusMethodNotAllowed {
+			t.Errorf("contract: %s %s is not in the OpenAPI document but answered %d", method, path, rec.Code)
+		}
+		return
+	}
+	ctx := context.Background()
+	opts := &openapi3filter.Options{AuthenticationFunc: openapi3filter.NoopAuthenticationFunc, MultiError: true, IncludeResponseStatus: true}
+	in := &openapi3filter.RequestValidationInput{Request: req, PathParams: params, Route: route, Options: opts}
+	var problems []string
+	if rec.Code < 300 {
+		if err := openapi3filter.ValidateRequest(ctx, in); err != nil {
+			problems = append(problems, "request: "+briefly(err))
+		}
+	}
+	resOpts := *opts
+	if mt, _, _ := mime.ParseMediaType(rec.Header().Get("Content-Type")); mt != "application/json" {
+		resOpts.ExcludeResponseBody = true // files: their bytes are the document's, not a schema's
+	}
+	out := &openapi3filter.ResponseValidationInput{RequestValidationInput: in, Status: rec.Code, Header: rec.Header(),
+		Body: io.NopCloser(bytes.NewReader(rec.Body.Bytes())), Options: &resOpts}
+	if err := openapi3filter.ValidateResponse(ctx, out); err != nil {
+		problems = append(problems, "response "+strconv.Itoa(rec.Code)+": "+briefly(err))
+	}
+	if len(problems) == 0 {
+		return
+	}
+	id := route.Operation.OperationID
+	msg := "contract: " + method + " " + path + " (" + id + "): " + strings.Join(problems, "\n")
+	if slices.Contains(awaitedShapes, id) {
+		n, _ := awaitedFailures.LoadOrStore(id, new(int))
+		*n.(*int)++
+		t.Log("awaited shape: " + msg)
+		return
+	}
+	t.Error(msg)
+}
+
+// briefly keeps the lines of a validation error that say where the mismatch is, without the schemas
+// and values kin-openapi prints with them.
+func briefly(err error) string {
+	var keep []string
+	for i, line := range strings.Split(err.Error(), "\n") {
+		if line = strings.TrimSpace(line); i == 0 || strings.HasPrefix(line, "Error at") || strings.HasPrefix(line, "Or Error at") {
+			keep = append(keep, line)
+		}
+	}
+	return strings.Join(keep, " | ")
+}
