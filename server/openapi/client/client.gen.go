@@ -1074,19 +1074,24 @@ type EventsForm struct {
 type FieldError struct {
 	Code string `json:"code"`
 
-	// Details For e217 every validation finding; for e200 the existing document's id.
+	// Details For e217 every validation finding, or each file whose signature failed; for e200 the existing document's id.
 	Details        *FieldError_Details `json:"details,omitempty"`
 	DetailsOmitted *int                `json:"details_omitted,omitempty"`
 	Msg            string              `json:"msg"`
 }
 
 // FieldErrorDetails0 defines model for FieldError.Details.0.
-type FieldErrorDetails0 = []Finding
+type FieldErrorDetails0 = []FieldError_Details_0_Item
+
+// FieldError_Details_0_Item defines model for FieldError.Details.0.Item.
+type FieldError_Details_0_Item struct {
+	union json.RawMessage
+}
 
 // FieldErrorDetails1 defines model for FieldError.Details.1.
 type FieldErrorDetails1 = map[string]interface{}
 
-// FieldError_Details For e217 every validation finding; for e200 the existing document's id.
+// FieldError_Details For e217 every validation finding, or each file whose signature failed; for e200 the existing document's id.
 type FieldError_Details struct {
 	union json.RawMessage
 }
@@ -1443,6 +1448,12 @@ type ReferenceData struct {
 
 	// Number A text; a JSON number or boolean is read as its text.
 	Number *Text `json:"number,omitempty"`
+}
+
+// SignatureProblem A file whose signature is missing or does not verify (an issuer that signs by itself).
+type SignatureProblem struct {
+	Error string `json:"error"`
+	File  string `json:"file"`
 }
 
 // StateDocument defines model for StateDocument.
@@ -2770,6 +2781,68 @@ func (t ErrorResponse_Errors) MarshalJSON() ([]byte, error) {
 }
 
 func (t *ErrorResponse_Errors) UnmarshalJSON(b []byte) error {
+	err := t.union.UnmarshalJSON(b)
+	return err
+}
+
+// AsFinding returns the union data inside the FieldError_Details_0_Item as a Finding
+func (t FieldError_Details_0_Item) AsFinding() (Finding, error) {
+	var body Finding
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromFinding overwrites any union data inside the FieldError_Details_0_Item as the provided Finding
+func (t *FieldError_Details_0_Item) FromFinding(v Finding) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeFinding performs a merge with any union data inside the FieldError_Details_0_Item, using the provided Finding
+func (t *FieldError_Details_0_Item) MergeFinding(v Finding) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsSignatureProblem returns the union data inside the FieldError_Details_0_Item as a SignatureProblem
+func (t FieldError_Details_0_Item) AsSignatureProblem() (SignatureProblem, error) {
+	var body SignatureProblem
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromSignatureProblem overwrites any union data inside the FieldError_Details_0_Item as the provided SignatureProblem
+func (t *FieldError_Details_0_Item) FromSignatureProblem(v SignatureProblem) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeSignatureProblem performs a merge with any union data inside the FieldError_Details_0_Item, using the provided SignatureProblem
+func (t *FieldError_Details_0_Item) MergeSignatureProblem(v SignatureProblem) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+func (t FieldError_Details_0_Item) MarshalJSON() ([]byte, error) {
+	b, err := t.union.MarshalJSON()
+	return b, err
+}
+
+func (t *FieldError_Details_0_Item) UnmarshalJSON(b []byte) error {
 	err := t.union.UnmarshalJSON(b)
 	return err
 }
