@@ -124,6 +124,18 @@ func TestMainFlowsAgainstTheBinary(t *testing.T) {
 		awaited(t, "getDocument", "the document does not fit the generated type: "+err.Error())
 	} else if doc.JSON200 == nil || doc.JSON200.Response.Data.Number != "E2E/1" {
 		t.Errorf("get: %s", body(doc))
+	} else {
+		// Each attachment downloads from its link alone, with no API headers.
+		for _, a := range doc.JSON200.Response.Data.Attachments {
+			resp, err := http.Get(a.File)
+			if err != nil {
+				t.Fatal(err)
+			}
+			resp.Body.Close()
+			if resp.StatusCode != http.StatusOK {
+				awaited(t, "getDocument", fmt.Sprintf("attachment %s (%s): %d without headers", a.Identifier, a.File, resp.StatusCode))
+			}
+		}
 	}
 	hist, err := c.GetDocumentHistoryWithResponse(ctx, first, as(issuer))
 	if err != nil || hist.JSON200 == nil || len(hist.JSON200.Response.Data) == 0 {
