@@ -176,7 +176,7 @@ func buildReference(doc *openapi3.T) referenceView {
 	for _, name := range schemaNames {
 		s := doc.Components.Schemas[name].Value
 		sv := schemaView{Name: name, Description: s.Description}
-		sv.Fields = fieldsOf(s, "", 0, false)
+		sv.Fields = fieldsOf(doc.Components.Schemas, s, "", 0, false)
 		if len(sv.Fields) == 0 {
 			sv.Fields = []fieldView{{Name: "(value)", Type: typeOf(doc.Components.Schemas[name], false)}}
 		}
@@ -196,7 +196,7 @@ func viewOperation(doc *openapi3.T, method, path string, item *openapi3.PathItem
 			Description: pv.Description, Required: pv.Required})
 	}
 	if op.RequestBody != nil {
-		ov.Bodies = bodiesOf(op.RequestBody.Value.Content, true)
+		ov.Bodies = bodiesOf(doc.Components.Schemas, op.RequestBody.Value.Content, true)
 	}
 	statuses := make([]string, 0, op.Responses.Len())
 	for status := range op.Responses.Map() {
@@ -205,7 +205,7 @@ func viewOperation(doc *openapi3.T, method, path string, item *openapi3.PathItem
 	sort.Strings(statuses)
 	for _, status := range statuses {
 		r := op.Responses.Value(status).Value
-		rv := responseView{Status: status, Codes: ResponseCodes(r), Bodies: bodiesOf(r.Content, false)}
+		rv := responseView{Status: status, Codes: ResponseCodes(r), Bodies: bodiesOf(doc.Components.Schemas, r.Content, false)}
 		if r.Description != nil {
 			rv.Description = *r.Description
 		}
@@ -214,7 +214,7 @@ func viewOperation(doc *openapi3.T, method, path string, item *openapi3.PathItem
 	return ov
 }
 
-func bodiesOf(content openapi3.Content, open bool) []bodyView {
+func bodiesOf(components openapi3.Schemas, content openapi3.Content, open bool) []bodyView {
 	types := make([]string, 0, len(content))
 	for mt := range content {
 		types = append(types, mt)
@@ -226,7 +226,7 @@ func bodiesOf(content openapi3.Content, open bool) []bodyView {
 		if s == nil {
 			continue
 		}
-		bv := bodyView{MediaType: mt, Schema: schemaName(s), Fields: fieldsOf(s.Value, "", 0, open)}
+		bv := bodyView{MediaType: mt, Schema: schemaName(s), Fields: fieldsOf(components, s.Value, "", 0, open)}
 		if len(bv.Fields) == 0 {
 			bv.Fields = []fieldView{{Name: "(body)", Type: typeOf(s, false), Description: s.Value.Description}}
 		}
@@ -241,7 +241,7 @@ const maxDepth = 6
 // fieldsOf lists an object's fields, nested ones in bracket notation (lines[][taxes][][tax_percent]).
 // A field that is a named schema is opened only when open is set (request bodies list every field);
 // otherwise its type links to the schema.
-func fieldsOf(s *openapi3.Schema, prefix string, depth int, open bool) []fieldView {
+func fieldsOf(components openapi3.Schemas, s *openapi3.Schema, prefix string, depth int, open bool) []fieldView {
 	if s == nil || depth > maxDepth {
 		return nil
 	}
@@ -273,15 +273,21 @@ func fieldsOf(s *openapi3.Schema, prefix string, depth int, open bool) []fieldVi
 		if prefix != "" {
 			full = prefix + "[" + name + "]"
 		}
-		out = append(out, fieldView{Name: full, Type: typeOf(p, false), SchemaLink: schemaName(p),
-			Description: p.Value.Description, Required: required[name]})
+		fv := fieldView{Name: full, Type: typeOf(p, false), Description: p.Value.Description, Required: required[name]}
+		if named := schemaName(p); named != "" {
+			fv.Type, fv.SchemaLink = named, named
+			if fv.Description == components[named].Value.Description {
+				fv.Description = "" // the schema's own, not the field's
+			}
+		}
+		out = append(out, fv)
 		if schemaName(p) != "" && !open {
 			continue
 		}
 		if inner := p.Value; inner.Type.Is("array") && inner.Items != nil && (open || schemaName(inner.Items) == "") {
-			out = append(out, fieldsOf(inner.Items.Value, full+"[]", depth+1, open)...)
-		} else if len(inner.Properties) > 0 {
-			out = append(out, fieldsOf(inner, full, depth+1, open)...)
+			out = append(out, fieldsOf(components, inner.Items.Value, full+"[]", depth+1, open)...)
+		} else if len(inner.Properties) > 0 || len(inner.AllOf) > 0 {
+			out = append(out, fieldsOf(components, inner, full, depth+1, open)...)
 		}
 	}
 	patterns := make([]string, 0, len(s.PatternProperties))
@@ -338,12 +344,12 @@ func typeOf(s *openapi3.SchemaRef, inner bool) string {
 	if len(parts) == 0 && len(v.AllOf) > 0 {
 		parts = append(parts, "object")
 	}
-	if len(v.Enum) > 0 {
+	if len(v.Enum) > 0 { // the values say the type
 		vals := make([]string, len(v.Enum))
 		for i, e := range v.Enum {
 			vals[i] = valueText(e)
 		}
-		parts = append(parts, "one of "+strings.Join(vals, ", "))
+		parts = []string{"one of " + strings.Join(vals, ", ")}
 	}
 	if len(parts) == 0 {
 		return "any"
