@@ -117,7 +117,7 @@ var Reference = sync.OnceValues(func() ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	t, err := template.New("reference").Parse(referenceTemplate)
+	t, err := template.New("reference").Funcs(template.FuncMap{"prose": prose}).Parse(referenceTemplate)
 	if err != nil {
 		return nil, err
 	}
@@ -300,6 +300,19 @@ func fieldsOf(components openapi3.Schemas, s *openapi3.Schema, prefix string, de
 		out = append(out, fieldView{Name: pattern, Type: typeOf(p, false), Description: p.Value.Description})
 	}
 	return out
+}
+
+// prose writes a description's `quoted` words as code, escaping everything.
+func prose(s string) template.HTML {
+	var b strings.Builder
+	for i, part := range strings.Split(s, "`") {
+		if i%2 == 1 {
+			b.WriteString("<code>" + template.HTMLEscapeString(part) + "</code>")
+		} else {
+			b.WriteString(template.HTMLEscapeString(part))
+		}
+	}
+	return template.HTML(b.String())
 }
 
 // schemaName is the component a schema refers to, or "".
