@@ -44,13 +44,15 @@ var notAPIPrefixes = []string{"/portal"}
 // connection requests of spec 4.4. Remove each once it is routed.
 var awaitedRoutes = []string{"POST /apps/external-connections"}
 
-// incumbentOperations are the operation ids of the contract, which clients generated from the
-// incumbent's document call by name.
-var incumbentOperations = []string{
-	"postOauth2Token", "postAuthentications", "deleteAuthentications", "postDocumentUBL", "postDocument",
-	"getDocuments", "getDocument", "postDocuments", "postDocumentsAccepted", "getDocumentHistory", "getStatesReport",
-	"postStatesReportRead", "getProcessStates", "postDocumentsProcessState", "postExternalConnections",
-	"getExternalConnections", "getExternalConnection",
+// incumbentOperations are the operation ids of the contract and their tags, which clients generated
+// from the incumbent's document call by name.
+var incumbentOperations = map[string]string{
+	"postOauth2Token": "Autenticação", "postAuthentications": "Autenticação", "deleteAuthentications": "Autenticação",
+	"postDocumentUBL": "Documentos", "postDocument": "Documentos", "getDocuments": "Documentos", "getDocument": "Documentos",
+	"postDocuments": "Documentos", "postDocumentsAccepted": "Documentos", "getDocumentHistory": "Documentos",
+	"getStatesReport": "Histórico de estados", "postStatesReportRead": "Histórico de estados",
+	"getProcessStates": "Estados de processamento de documentos", "postDocumentsProcessState": "Estados de processamento de documentos",
+	"postExternalConnections": "Ligações externas", "getExternalConnections": "Ligações externas", "getExternalConnection": "Ligações externas",
 }
 
 func loadContract(t *testing.T) *openapi3.T {
@@ -70,26 +72,26 @@ func TestOpenAPIDocumentIsValid(t *testing.T) {
 	if doc.OpenAPI != "3.1.0" {
 		t.Errorf("openapi %q, want 3.1.0", doc.OpenAPI)
 	}
-	ids := map[string]bool{}
+	tags := map[string][]string{}
 	for _, item := range doc.Paths.Map() {
 		for _, op := range item.Operations() {
-			if op.OperationID == "" || ids[op.OperationID] {
+			if _, seen := tags[op.OperationID]; op.OperationID == "" || seen {
 				t.Errorf("operation id %q missing or repeated", op.OperationID)
 			}
-			ids[op.OperationID] = true
-			if len(op.Tags) == 0 {
-				t.Errorf("%s has no tag", op.OperationID)
+			tags[op.OperationID] = op.Tags
+			if len(op.Tags) != 1 || doc.Tags.Get(op.Tags[0]) == nil {
+				t.Errorf("%s: tags %v, want one of the document's", op.OperationID, op.Tags)
 			}
 		}
 	}
-	for _, id := range incumbentOperations {
-		if !ids[id] {
-			t.Errorf("operation %s is missing", id)
+	for id, tag := range incumbentOperations {
+		if !slices.Equal(tags[id], []string{tag}) {
+			t.Errorf("operation %s: tags %v, want [%s]", id, tags[id], tag)
 		}
 	}
 	for _, hook := range []string{"documentReceivedWebhook", "webhookDocumentState"} {
-		if item := doc.Webhooks[hook]; item == nil || item.Post == nil || item.Post.OperationID != hook {
-			t.Errorf("webhook %s is missing", hook)
+		if item := doc.Webhooks[hook]; item == nil || item.Post == nil || item.Post.OperationID != hook || !slices.Equal(item.Post.Tags, []string{"Webhooks"}) {
+			t.Errorf("webhook %s is missing or not tagged Webhooks", hook)
 		}
 	}
 }

@@ -35,7 +35,7 @@ type referenceView struct {
 }
 
 type tagView struct {
-	Name, Description string
+	Anchor, Name, Description string
 	Operations        []operationView
 }
 
@@ -132,7 +132,7 @@ func buildReference(doc *openapi3.T) referenceView {
 	v := referenceView{Title: doc.Info.Title, Version: doc.Info.Version, Description: doc.Info.Description, Codes: Codes(doc)}
 	byTag := map[string]*tagView{}
 	for _, t := range doc.Tags {
-		v.Tags = append(v.Tags, tagView{Name: t.Name, Description: t.Description})
+		v.Tags = append(v.Tags, tagView{Anchor: "tag-" + strings.ReplaceAll(t.Name, " ", "-"), Name: t.Name, Description: t.Description})
 	}
 	for i := range v.Tags {
 		byTag[v.Tags[i].Name] = &v.Tags[i]
@@ -152,6 +152,7 @@ func buildReference(doc *openapi3.T) referenceView {
 			}
 		}
 	}
+	v.Tags = slices.DeleteFunc(v.Tags, func(t tagView) bool { return len(t.Operations) == 0 }) // the webhooks' tag: they have their own part
 	for _, t := range v.Tags {
 		sort.SliceStable(t.Operations, func(i, j int) bool { return t.Operations[i].Path < t.Operations[j].Path })
 	}
