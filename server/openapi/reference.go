@@ -36,7 +36,7 @@ type referenceView struct {
 
 type tagView struct {
 	Anchor, Name, Description string
-	Operations        []operationView
+	Operations                []operationView
 }
 
 type operationView struct {
