@@ -4,9 +4,13 @@ import (
 	"bytes"
 	"context"
 	"io"
+	"maps"
 	"mime"
+	"mime/multipart"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -73,6 +77,7 @@ func checkContract(t *testing.T, method, path string, header map[string]string, 
 		if err := openapi3filter.ValidateRequest(ctx, in); err != nil {
 			problems = append(problems, "request: "+briefly(err))
 		}
+		problems = append(problems, undocumentedFormFields(route, header["Content-Type"], body)...)
 	}
 	resOpts := *opts
 	if mt, _, _ := mime.ParseMediaType(rec.Header().Get("Content-Type")); mt != "application/json" {
@@ -107,4 +112,42 @@ func briefly(err error) string {
 		}
 	}
 	return strings.Join(keep, " | ")
+}
+
+// undocumentedFormFields checks the field names of a form body (multipart or URL-encoded), which
+// kin-openapi leaves unchecked: each must be a property of the body's schema or match one of its
+// patternProperties (the bracket names: lines[0][taxes][0][tax_percent]).
+func undocumentedFormFields(route *routers.Route, contentType, body string) []string {
+	mt, params, _ := mime.ParseMediaType(contentType)
+	rb := route.Operation.RequestBody
+	if rb == nil || (mt != "multipart/form-data" && mt != "application/x-www-form-urlencoded") {
+		return nil
+	}
+	media := rb.Value.Content.Get(mt)
+	if media == nil || media.Schema == nil {
+		return nil // ValidateRequest already refused the media type
+	}
+	var names []string
+	if mt == "multipart/form-data" {
+		r := multipart.NewReader(strings.NewReader(body), params["boundary"])
+		for part, err := r.NextPart(); err == nil; part, err = r.NextPart() {
+			names = append(names, part.FormName())
+		}
+	} else {
+		values, _ := url.ParseQuery(body)
+		for name := range values {
+			names = append(names, name)
+		}
+	}
+	schema := media.Schema.Value
+	var problems []string
+	for _, name := range names {
+		if _, ok := schema.Properties[name]; ok {
+			continue
+		}
+		if !slices.ContainsFunc(slices.Collect(maps.Keys(schema.PatternProperties)), func(p string) bool { return regexp.MustCompile(p).MatchString(name) }) {
+			problems = append(problems, "request: form field "+strconv.Quote(name)+" is not in the document")
+		}
+	}
+	return problems
 }
