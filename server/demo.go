@@ -23,6 +23,18 @@ var demoEntities = []store.NewEntity{
 	{Name: "Demo Cliente, S.A.", Country: "PT", NIF: "500000000", TestEntity: true, Transactions: 1000},
 }
 
+// demoProfiles are the company profiles of the test entities (in the order of demoEntities): complete,
+// so that the incumbent's data-method payloads, which leave the supplier's address out, issue as
+// they are.
+var demoProfiles = []store.Profile{
+	{Street: "Rua Augusta", BuildingNumber: "100", PostalZone: "1100-053", City: "Lisboa", Region: "Lisboa", Country: "PT",
+		ShareCapital: "5.000,00 EUR", LegalForm: "Sociedade por quotas", Email: "faturacao@fornecedor.example",
+		Telephone: "+351 210 000 100", IBAN: "PT50000201231234567890154", GLN: "5601234000016"},
+	{Street: "Avenida da Liberdade", BuildingNumber: "200", PostalZone: "1250-147", City: "Lisboa", Region: "Lisboa", Country: "PT",
+		ShareCapital: "50.000,00 EUR", LegalForm: "Sociedade anónima", Email: "faturas@cliente.example",
+		Telephone: "+351 210 000 200", IBAN: "PT72003500000012345678901", GLN: "5607654000025"},
+}
+
 // DemoCredentials is what an integrator needs to call a demo installation.
 type DemoCredentials struct {
 	APIBase       string       `json:"api_base"`
@@ -84,6 +96,9 @@ func EnsureDemo(ctx context.Context, st *store.Store, dataDir, apiBase string) (
 			if e, err = st.UpdateEntity(ctx, e.ID, store.EntityChanges{TestEntity: &yes}); err != nil {
 				return creds, err
 			}
+		}
+		if err := ensureDemoProfile(ctx, st, e, demoProfiles[len(entities)]); err != nil {
+			return creds, err
 		}
 		entities = append(entities, e)
 		creds.Entities = append(creds.Entities, DemoEntity{e.Name, e.NIF, e.Country, e.PublicKey})
@@ -151,6 +166,17 @@ func EnsureDemo(ctx context.Context, st *store.Store, dataDir, apiBase string) (
 	}
 	out, _ := json.MarshalIndent(creds, "", "  ")
 	return creds, os.WriteFile(filepath.Join(dataDir, DemoCredentialsFile), append(out, '\n'), 0o600)
+}
+
+// ensureDemoProfile gives a test entity its company profile when it has none; one changed in the
+// portal stays.
+func ensureDemoProfile(ctx context.Context, st *store.Store, e store.Entity, p store.Profile) error {
+	current, err := st.ProfileOf(ctx, e.ID)
+	if err != nil || current.UpdatedAt != "" {
+		return err
+	}
+	_, err = st.SaveProfile(ctx, e.ID, e.Name, p)
+	return err
 }
 
 // ensureDemoSeal gives the demo supplier a self-signed seal (two years) when it has none, so that a

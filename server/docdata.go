@@ -2,9 +2,11 @@ package server
 
 import (
 	"cmp"
+	"context"
 	"encoding/base64"
 	"fmt"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -454,6 +456,40 @@ func buildDocument(in *documentData, issuer store.Entity) (*ubl.Document, error)
 	completeQRCode(d)
 	return d, b.err()
 }
+
+// supplierDefaults fills what the request left out of the supplier from the issuer's company profile
+// (address, contact, GLN, legal form with the share capital) and gives a credit transfer without an
+// account the profile's IBAN, so that an integrator need not send its own details on every document.
+func (w *Workflow) supplierDefaults(ctx context.Context, issuerID int64, in *documentData) error {
+	p, err := w.store.ProfileOf(ctx, issuerID)
+	if err != nil {
+		return err
+	}
+	legal := p.LegalForm
+	if p.ShareCapital != "" {
+		legal = strings.TrimPrefix(legal+", "+p.ShareCapital, ", ")
+	}
+	s := &in.Supplier
+	for _, f := range []struct {
+		field *text
+		value string
+	}{
+		{&s.Street, p.Street}, {&s.AdditionalStreet, p.AdditionalStreet}, {&s.BuildingNumber, p.BuildingNumber},
+		{&s.PostalZone, p.PostalZone}, {&s.City, p.City}, {&s.Region, p.Region}, {&s.CountryCode, p.Country},
+		{&s.Email, p.Email}, {&s.Telephone, p.Telephone}, {&s.GLN, p.GLN}, {&s.CompanyLegalForm, legal},
+	} {
+		if strings.TrimSpace(string(*f.field)) == "" {
+			*f.field = text(f.value)
+		}
+	}
+	if m := in.PaymentMeans; m != nil && m.IBAN == "" && slices.Contains(creditTransferCodes, strings.TrimSpace(string(m.Code))) {
+		m.IBAN = text(p.IBAN)
+	}
+	return nil
+}
+
+// creditTransferCodes are the UNCL 4461 payment means paid into the supplier's account.
+var creditTransferCodes = []string{"30", "31", "42", "58"}
 
 // buildParty reads a supplier or customer. A customer's number is its tax ID, with or without its
 // country prefix.

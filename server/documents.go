@@ -306,6 +306,57 @@ func (s *Server) getDocument(c echo.Context) error {
 	return respondData(c, true, v)
 }
 
+// listDocuments is GET /apps/documents. document_type chooses the list: received (the default) is the
+// acting entity's received documents not yet imported or rejected, newest first; issued is every
+// document it issued, newest emission date first. Filters: number (document_number, the incumbent's
+// name for it, is the same filter), type_document_fact, supplier_nif, emission_date_start and
+// emission_date_end. Each item is the whole document, as GET /apps/documents/{id} shows it.
+func (s *Server) listDocuments(c echo.Context) error {
+	p, err := pageOf(c)
+	if err != nil {
+		return err
+	}
+	q, me := c.QueryParams(), actingEntity(c)
+	f := store.InboxFilter{RecipientID: me.ID, TypeCode: strings.ToUpper(q.Get("type_document_fact")), Offset: p.offset(), Limit: p.rows}
+	errs := FieldErrors{}
+	switch q.Get("document_type") {
+	case "", "received":
+	case "issued":
+		f.Issued = true
+	default:
+		errs["document_type"] = Problem{Code: CodeInvalidValue}
+	}
+	number, documentNumber := q.Get("number"), q.Get("document_number")
+	if number != "" && documentNumber != "" && number != documentNumber {
+		errs["document_number"] = Problem{Code: CodeInvalidValue} // two different numbers: no document has both
+	}
+	f.Number = cmp.Or(number, documentNumber)
+	if v := q.Get("supplier_nif"); v != "" {
+		_, f.SupplierNIF = splitTaxID(v, "")
+	}
+	for name, dst := range map[string]*string{"emission_date_start": &f.From, "emission_date_end": &f.To} {
+		if v := q.Get(name); v != "" {
+			if _, err := time.Parse(time.DateOnly, v); err != nil {
+				errs[name] = Problem{Code: CodeInvalidValue}
+			}
+			*dst = v
+		}
+	}
+	if len(errs) > 0 {
+		return errs
+	}
+	ctx := c.Request().Context()
+	docs, total, err := s.store.Inbox(ctx, f)
+	if err != nil {
+		return err
+	}
+	views, err := s.documentViews(ctx, docs, me.ID, func(d store.Document) fileURL { return s.apiFileURL(c, d) }, langOf(c))
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, success{Success: true, Response: s.paginate(c, p, total, len(views), views)})
+}
+
 // historyView is one entry of GET /apps/documents/{id}/history.
 type historyView struct {
 	ID          string          `json:"id"`

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"strconv"
 	"strings"
+	"sync"
 
 	"einvoice/server/i18n"
 	"einvoice/store"
@@ -41,12 +42,17 @@ type aliasView struct {
 	Description string `json:"description"`
 }
 
+// toSendView carries the spec's names (code, title) and the incumbent's (alias, description) for the
+// same two values.
 type toSendView struct {
-	Code  string `json:"code"`
-	Title string `json:"title"`
+	Code        string `json:"code"`
+	Title       string `json:"title"`
+	Alias       string `json:"alias"`
+	Description string `json:"description"`
 }
 
 type ediStateView struct {
+	ID          string `json:"id"`
 	Alias       string `json:"alias"`
 	AliasESPAP  string `json:"alias_espap"`
 	Description string `json:"description"`
@@ -86,7 +92,8 @@ func toSendOf(d store.Document, lang string) *toSendView {
 	if d.State != store.StateToSend || d.ToSendStatus == "" {
 		return nil
 	}
-	return &toSendView{Code: d.ToSendStatus, Title: i18n.T(lang, "api.tosend."+d.ToSendStatus)}
+	title := i18n.T(lang, "api.tosend."+d.ToSendStatus)
+	return &toSendView{Code: d.ToSendStatus, Title: title, Alias: d.ToSendStatus, Description: title}
 }
 
 func summarize(d store.Document, viewer int64, lang string) documentSummary {
@@ -99,55 +106,100 @@ func summarize(d store.Document, viewer int64, lang string) documentSummary {
 	}
 }
 
-// documentView is a whole document as GET /apps/documents/{id} answers it.
+// documentView is a whole document as GET /apps/documents/{id} answers it and GET /apps/documents lists
+// it: every key of the incumbent's document shape (null or empty when it does not apply), with the
+// spec's object forms for type_document_fact, type_document and state_document, and the keys this
+// service adds.
 type documentView struct {
-	documentSummary
-	EDIState                  ediStateView      `json:"state_edi_document"`
-	DueDate                   string            `json:"due_date,omitempty"`
-	TaxPointDate              string            `json:"tax_point_date,omitempty"`
-	InvoicePeriod             *periodView       `json:"invoice_period,omitempty"`
+	ID                        string            `json:"id"`
+	Number                    string            `json:"number"`
+	ATCUD                     *string           `json:"atcud"`
+	EmissionDate              string            `json:"emission_date"`
+	DueDate                   *string           `json:"due_date"`
+	TaxPointDate              *string           `json:"tax_point_date"`
+	InvoicePeriod             *periodView       `json:"invoice_period"`
 	CreatedAt                 string            `json:"created_at"`
 	UpdatedAt                 string            `json:"updated_at"`
+	TypeFact                  typeFactView      `json:"type_document_fact"`
+	TypeDocument              aliasView         `json:"type_document"`
+	State                     codedValue        `json:"state_document"`
+	ToSendStatus              *toSendView       `json:"to_send_status"`
+	EDIState                  ediStateView      `json:"state_edi_document"`
 	Currency                  currencyView      `json:"currency"`
 	DecimalPlace              string            `json:"decimal_place"`
-	ATCUD                     string            `json:"atcud,omitempty"`
-	CommitmentNumber          string            `json:"commitment_number,omitempty"`
-	BuyerReference            string            `json:"buyer_reference,omitempty"`
-	ProjectReference          string            `json:"project_reference,omitempty"`
-	DespatchDocumentReference string            `json:"despatch_document_reference,omitempty"`
-	ReceiptDocumentReference  string            `json:"receipt_document_reference,omitempty"`
 	Supplier                  partyView         `json:"supplier"`
 	Customer                  partyView         `json:"customer"`
-	Payee                     *partyView        `json:"payee,omitempty"`
-	TaxRepresentative         *partyView        `json:"tax_representative,omitempty"`
-	Delivery                  *deliveryView     `json:"delivery,omitempty"`
+	Platform                  *string           `json:"platform"`
+	Attachments               []attachmentView  `json:"attachments"`
 	Amounts                   amountsView       `json:"amounts"`
 	Taxes                     []taxView         `json:"taxes"`
+	ProcessState              *processStateView `json:"process_state"`
+	ValidityPeriod            *string           `json:"validity_period"`
+	BuyerNumber               *string           `json:"buyer_number"`
+	ExchangeCurrency          *string           `json:"exchange_currency"`
+	ExchangeCalculationRate   *string           `json:"exchange_calculation_rate"`
+	CommitmentNumber          *string           `json:"commitment_number"`
+	BuyerReference            *string           `json:"buyer_reference"`
+	ProjectReference          *string           `json:"project_reference"`
+	DespatchDocumentReference *string           `json:"despatch_document_reference"`
+	ReceiptDocumentReference  *string           `json:"receipt_document_reference"`
+	Payee                     *partyView        `json:"payee"`
+	TaxRepresentative         *partyView        `json:"tax_representative"`
 	Lines                     []lineView        `json:"lines"`
 	AllowanceCharge           []allowanceView   `json:"allowance_charge"`
 	WithholdingTax            []withholdingView `json:"withholding_tax"`
-	PaymentTerms              *paymentTermsView `json:"payment_terms,omitempty"`
-	PaymentMeans              []paymentView     `json:"payment_means"`
+	PaymentTerms              *paymentTermsView `json:"payment_terms"`
+	PaymentMeans              *paymentView      `json:"payment_means"`
+	Delivery                  *deliveryView     `json:"delivery"`
 	References                []referenceView   `json:"references"`
-	Notes                     []string          `json:"notes"`
-	Attachments               []attachmentView  `json:"attachments"`
+	Informations              []informationView `json:"informations"`
+	AdditionalInformations    []additionalView  `json:"additional_informations"`
 	Reasons                   []reasonView      `json:"reasons"`
+	Notes                     []string          `json:"notes"`
+	DocumentRelated           []relatedView     `json:"document_related"`
 	Emails                    []emailView       `json:"emails"`
-	ProcessState              *processStateView `json:"process_state,omitempty"`
 	ImportedAt                *string           `json:"imported_at"`
 	SendByEmail               bool              `json:"send_by_email"`
 	XMLURL                    string            `json:"xml_url"`
 	PDFURL                    string            `json:"pdf_url"`
 }
 
+// processStateView is the recipient's process state: the incumbent's id, name and group (this
+// service has no groups: null), and the identification_code it is set by.
 type processStateView struct {
-	Code      string `json:"identification_code"`
-	CreatedAt string `json:"created_at"`
+	ID        string     `json:"id"`
+	Code      string     `json:"identification_code"`
+	Name      string     `json:"name"`
+	Group     *groupView `json:"group"`
+	CreatedAt string     `json:"created_at"`
+}
+
+type groupView struct {
+	ID   string `json:"id"`
+	Name string `json:"name"`
+}
+
+// informationView is a reference the incumbent lists as information: the commitment number.
+type informationView struct {
+	Description string `json:"description"`
+	Type        string `json:"type"`
+	Number      string `json:"number"`
+	Line        string `json:"line"`
+}
+
+type additionalView struct {
+	Description string `json:"description"`
+	Value       string `json:"value"`
+}
+
+type relatedView struct {
+	Description string `json:"description"`
+	File        string `json:"file"`
 }
 
 type periodView struct {
-	StartDate string `json:"start_date,omitempty"`
-	EndDate   string `json:"end_date,omitempty"`
+	StartDate string `json:"start_date"`
+	EndDate   string `json:"end_date"`
 }
 
 type currencyView struct {
@@ -155,33 +207,38 @@ type currencyView struct {
 	Symbol string `json:"symbol"`
 }
 
+// partyView is a party of the document. id and country (the country's name) are the incumbent's keys
+// for its own entity ids and country names, which this service does not keep: null.
 type partyView struct {
-	Number           string `json:"number"`
-	CountryCode      string `json:"country_code"`
-	TaxScheme        string `json:"tax_scheme,omitempty"`
-	Name             string `json:"name"`
-	GLN              string `json:"gln,omitempty"`
-	Street           string `json:"street,omitempty"`
-	AdditionalStreet string `json:"additional_street,omitempty"`
-	Building         string `json:"building,omitempty"`
-	BuildingNumber   string `json:"building_number,omitempty"`
-	City             string `json:"city,omitempty"`
-	PostalZone       string `json:"postal_zone,omitempty"`
-	Region           string `json:"region,omitempty"`
-	Email            string `json:"email,omitempty"`
-	Telephone        string `json:"telephone,omitempty"`
-	Telefax          string `json:"telefax,omitempty"`
-	CompanyLegalForm string `json:"company_legal_form,omitempty"`
+	ID               *string `json:"id"`
+	Number           string  `json:"number"`
+	CountryCode      string  `json:"country_code"`
+	Country          *string `json:"country"`
+	TaxScheme        string  `json:"tax_scheme"`
+	Name             string  `json:"name"`
+	GLN              string  `json:"gln"`
+	Street           string  `json:"street"`
+	AdditionalStreet string  `json:"additional_street"`
+	Building         string  `json:"building"`
+	BuildingNumber   string  `json:"building_number"`
+	City             string  `json:"city"`
+	PostalZone       string  `json:"postal_zone"`
+	Region           string  `json:"region"`
+	Email            string  `json:"email"`
+	Telephone        string  `json:"telephone"`
+	Telefax          string  `json:"telefax"`
+	CompanyLegalForm string  `json:"company_legal_form"`
 }
 
 type deliveryView struct {
-	ID           string `json:"id,omitempty"`
-	DeliveryDate string `json:"delivery_date,omitempty"`
-	NamePlace    string `json:"name_place,omitempty"`
-	Street       string `json:"street,omitempty"`
-	City         string `json:"city,omitempty"`
-	PostalZone   string `json:"postal_zone,omitempty"`
-	CountryCode  string `json:"country_code,omitempty"`
+	ID           string  `json:"id"`
+	DeliveryDate string  `json:"delivery_date"`
+	NamePlace    string  `json:"name_place"`
+	Street       string  `json:"street"`
+	City         string  `json:"city"`
+	PostalZone   string  `json:"postal_zone"`
+	CountryCode  string  `json:"country_code"`
+	CountryName  *string `json:"country_name"`
 }
 
 type amountsView struct {
@@ -197,54 +254,69 @@ type amountsView struct {
 	WithholdingTaxAmount  string `json:"withholding_tax_amount"`
 }
 
+// taxView is a tax: id and name are both the VAT category as the document gives it (a CIUS-PT code
+// such as NOR, or a UNCL5305 code such as S).
 type taxView struct {
-	TaxableAmount          string `json:"taxable_amount"`
-	TaxAmount              string `json:"tax_amount"`
+	TaxableAmount          string `json:"taxable_amount,omitempty"`
+	TaxAmount              string `json:"tax_amount,omitempty"`
 	ID                     string `json:"id"`
+	Name                   string `json:"name"`
 	Percent                string `json:"percent"`
 	Code                   string `json:"code"`
-	TaxExemptionReasonCode string `json:"tax_exemption_reason_code,omitempty"`
-	TaxExemptionReason     string `json:"tax_exemption_reason,omitempty"`
+	TaxExemptionReasonCode string `json:"tax_exemption_reason_code"`
+	TaxExemptionReason     string `json:"tax_exemption_reason"`
 }
 
 type lineView struct {
-	ID                      string          `json:"id"`
-	Name                    string          `json:"name"`
-	Description             string          `json:"description,omitempty"`
-	Note                    string          `json:"note,omitempty"`
-	Quantity                string          `json:"quantity"`
-	Unit                    string          `json:"unit"`
-	PriceAmount             string          `json:"price_amount"`
-	BaseQuantity            string          `json:"base_quantity,omitempty"`
-	Amount                  string          `json:"amount"`
-	TaxAmount               string          `json:"tax_amount"`
-	SellerNumber            string          `json:"seller_number,omitempty"`
-	BuyerNumber             string          `json:"buyer_number,omitempty"`
-	EANItemIdentification   string          `json:"ean_item_identification,omitempty"`
-	OriginCountry           string          `json:"origin_country,omitempty"`
-	CommodityClassification string          `json:"commodity_classification,omitempty"`
-	TaxesInfo               []taxView       `json:"taxes_info"`
-	AllowanceCharge         []allowanceView `json:"allowance_charge"`
-	PriceDiscount           *priceDiscView  `json:"price_discount,omitempty"`
-	AdditionalProperty      []propertyView  `json:"additional_property"`
-	Commitment              *commitmentView `json:"commitment,omitempty"`
-	InvoicePeriod           *periodView     `json:"invoice_period,omitempty"`
-	OrderLineReference      string          `json:"order_line_reference,omitempty"`
+	ID                      string            `json:"id"`
+	Name                    string            `json:"name"`
+	Description             string            `json:"description"`
+	Note                    string            `json:"note"`
+	Notes                   []string          `json:"notes"`
+	Quantity                string            `json:"quantity"`
+	Unit                    string            `json:"unit"`
+	PriceAmount             string            `json:"price_amount"`
+	BaseQuantity            *string           `json:"base_quantity"`
+	Currency                string            `json:"currency"`
+	Amount                  string            `json:"amount"`
+	TaxAmount               string            `json:"tax_amount"`
+	SellerNumber            string            `json:"seller_number"`
+	BuyerNumber             string            `json:"buyer_number"`
+	SellerMaterialCode      *string           `json:"seller_material_code"`
+	BuyerMaterialCode       *string           `json:"buyer_material_code"`
+	EANItemIdentification   string            `json:"ean_item_identification"`
+	OriginCountry           string            `json:"origin_country"`
+	CommodityClassification string            `json:"commodity_classification"`
+	TaxesInfo               []taxView         `json:"taxes_info"`
+	AllowanceCharge         []allowanceView   `json:"allowance_charge"`
+	PriceDiscount           *priceDiscView    `json:"price_discount"`
+	AdditionalProperty      []propertyView    `json:"additional_property"`
+	Commitment              *commitmentView   `json:"commitment"`
+	Informations            []informationView `json:"informations"`
+	References              []lineRefView     `json:"references"`
+	InvoicePeriod           *periodView       `json:"invoice_period"`
+	OrderLineReference      string            `json:"order_line_reference"`
+}
+
+// lineRefView is a line's reference to a line of another document (the order's).
+type lineRefView struct {
+	DocumentType string `json:"document_type"`
+	Line         string `json:"line"`
 }
 
 type allowanceView struct {
 	Type       string   `json:"type"`
-	ReasonCode string   `json:"reason_code,omitempty"`
-	Reason     string   `json:"reason,omitempty"`
+	ReasonCode string   `json:"reason_code"`
+	Reason     string   `json:"reason"`
 	Amount     string   `json:"amount"`
-	BaseAmount string   `json:"base_amount,omitempty"`
+	BaseAmount string   `json:"base_amount"`
 	TaxInfo    *taxView `json:"tax_info,omitempty"`
 }
 
 type priceDiscView struct {
 	Type       string `json:"type"`
 	Amount     string `json:"amount"`
-	BaseAmount string `json:"base_amount,omitempty"`
+	BaseAmount string `json:"base_amount"`
 }
 
 type propertyView struct {
@@ -254,31 +326,36 @@ type propertyView struct {
 
 type commitmentView struct {
 	Number string `json:"number"`
-	Line   string `json:"line,omitempty"`
+	Line   string `json:"line"`
 }
 
 type withholdingView struct {
 	Type        string `json:"type"`
 	TaxAmount   string `json:"tax_amount"`
-	Description string `json:"description,omitempty"`
+	Description string `json:"description"`
 }
 
 type paymentTermsView struct {
-	Note    string `json:"note,omitempty"`
-	DueDate string `json:"due_date,omitempty"`
+	Note    string `json:"note"`
+	DueDate string `json:"due_date"`
 }
 
+// paymentView is the document's (first) payment means, as the incumbent shows it: one object.
 type paymentView struct {
-	Code           string `json:"code"`
-	Name           string `json:"name,omitempty"`
-	PaymentID      string `json:"payment_id,omitempty"`
-	IBAN           string `json:"iban,omitempty"`
-	AccountName    string `json:"account_name,omitempty"`
-	BIC            string `json:"bic,omitempty"`
-	CardNumber     string `json:"card_number,omitempty"`
-	CardName       string `json:"card_name,omitempty"`
-	DebitedMandate string `json:"debited_mandate,omitempty"`
-	DebitedAccount string `json:"debited_account,omitempty"`
+	Code                string  `json:"code"`
+	Name                string  `json:"name"`
+	PaymentID           string  `json:"payment_id"`
+	ATMPaymentEntity    string  `json:"atm_payment_entity"`
+	ATMPaymentReference string  `json:"atm_payment_reference"`
+	ATMPaymentValue     string  `json:"atm_payment_value"`
+	IBAN                string  `json:"iban"`
+	AccountName         string  `json:"account_name"`
+	BIC                 string  `json:"bic"`
+	CardNumber          string  `json:"card_number"`
+	CardName            string  `json:"card_name"`
+	Credits             *string `json:"credits"`
+	DebitedMandate      string  `json:"debited_mandate"`
+	DebitedAccount      string  `json:"debited_account"`
 }
 
 type referenceView struct {
@@ -333,49 +410,166 @@ var currencySymbols = map[string]string{"EUR": "€", "USD": "$", "GBP": "£", "
 
 // documentRecords are what a document's view shows beside the document itself.
 type documentRecords struct {
-	files   []store.File
-	history []store.HistoryEntry
-	emails  []store.Email // only the issuer's view shows them
+	files        []store.File
+	rejections   []store.Rejection   // the ones the viewer may see
+	emails       []store.Email       // only the issuer's view shows them
+	processState *store.ProcessState // the recipient's, when it set one
+	links        fileURL             // the viewer's public links to the files
 }
 
-// documentView reads a document's records and builds its view as the viewer sees it.
+// documentView reads a document's records and builds its view as the viewer sees it; url gives its
+// xml_url and pdf_url.
 func (s *Server) documentView(ctx context.Context, d store.Document, viewer int64, url fileURL, lang string) (documentView, error) {
-	var r documentRecords
-	var err error
-	if r.files, err = s.store.DocumentFiles(ctx, d.ID); err != nil {
+	views, err := s.documentViews(ctx, []store.Document{d}, viewer, func(store.Document) fileURL { return url }, lang)
+	if err != nil {
 		return documentView{}, err
 	}
-	if r.history, err = s.historyFor(ctx, d, viewer); err != nil {
-		return documentView{}, err
+	return views[0], nil
+}
+
+// documentViews builds the views of a page of documents as the viewer sees them, reading the records
+// of all of them with one query of each kind; urls gives each document's xml_url and pdf_url.
+func (s *Server) documentViews(ctx context.Context, docs []store.Document, viewer int64, urls func(store.Document) fileURL, lang string) ([]documentView, error) {
+	ids := make([]int64, len(docs))
+	var withoutData, issuer bool
+	for i, d := range docs {
+		ids[i] = d.ID
+		withoutData = withoutData || d.Data == nil
+		issuer = issuer || d.IssuerID == viewer
 	}
-	if viewer == d.IssuerID {
-		if r.emails, err = s.store.DocumentEmails(ctx, d.ID); err != nil {
-			return documentView{}, err
+	if withoutData {
+		if err := s.store.DocumentsData(ctx, docs); err != nil {
+			return nil, err
 		}
 	}
-	return viewDocument(d, r, viewer, url, lang)
+	files, err := s.store.FilesOfDocuments(ctx, ids)
+	if err != nil {
+		return nil, err
+	}
+	rejections, err := s.store.RejectionsOfDocuments(ctx, ids)
+	if err != nil {
+		return nil, err
+	}
+	var emails map[int64][]store.Email
+	if issuer {
+		if emails, err = s.store.EmailsOfDocuments(ctx, ids); err != nil {
+			return nil, err
+		}
+	}
+	processStates := map[int64][]store.ProcessState{} // by recipient, read for those that set one
+	out := make([]documentView, len(docs))
+	for i, d := range docs {
+		r := documentRecords{files: files[d.ID], links: s.publicFileURL(d, viewer)}
+		for _, rj := range rejections[d.ID] { // a recipient sees its own only (see historyFor)
+			if viewer == d.IssuerID || rj.RecipientID == viewer {
+				r.rejections = append(r.rejections, rj)
+			}
+		}
+		if viewer == d.IssuerID {
+			r.emails = emails[d.ID]
+		}
+		if d.ProcessState != "" {
+			states, ok := processStates[d.RecipientID]
+			if !ok {
+				if states, err = s.store.ProcessStates(ctx, d.RecipientID); err != nil {
+					return nil, err
+				}
+				processStates[d.RecipientID] = states
+			}
+			for _, ps := range states {
+				if ps.Code == d.ProcessState {
+					r.processState = &ps
+				}
+			}
+		}
+		if out[i], err = viewDocument(d, r, viewer, urls(d), lang); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// decodedModels keeps the models of the documents viewed lately, by their stored data: lists show the
+// same documents again and again, and decoding a model costs more than the rest of its view. A
+// document's data changes only with an edit, which then is another key. The models are shared: they
+// are only read.
+var decodedModels modelCache
+
+// modelCacheSize is how many models each of the cache's two generations holds.
+const modelCacheSize = 1024
+
+// modelCache is a cache in two generations: when the newer one is full it becomes the older one, and a
+// model found in the older one moves to the newer.
+type modelCache struct {
+	mu           sync.Mutex
+	newer, older map[string]*ubl.Document
+}
+
+// model decodes stored data, or finds it decoded.
+func (c *modelCache) model(data []byte) (*ubl.Document, error) {
+	c.mu.Lock()
+	m, ok := c.newer[string(data)]
+	if !ok {
+		if m, ok = c.older[string(data)]; ok {
+			c.keep(string(data), m)
+		}
+	}
+	c.mu.Unlock()
+	if ok {
+		return m, nil
+	}
+	m, _, err := decodeDocumentData(data)
+	if err != nil {
+		return nil, err
+	}
+	c.mu.Lock()
+	c.keep(string(data), m)
+	c.mu.Unlock()
+	return m, nil
+}
+
+func (c *modelCache) keep(data string, m *ubl.Document) {
+	if len(c.newer) >= modelCacheSize {
+		c.older, c.newer = c.newer, nil
+	}
+	if c.newer == nil {
+		c.newer = make(map[string]*ubl.Document, modelCacheSize)
+	}
+	c.newer[data] = m
+}
+
+// orNull is a text that is null when empty.
+func orNull(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
 }
 
 // viewDocument builds the whole view as the viewer (issuer or recipient) sees it.
 func viewDocument(d store.Document, r documentRecords, viewer int64, url fileURL, lang string) (documentView, error) {
-	stored, _, err := decodeDocumentData(d.Data)
+	stored, err := decodedModels.model(d.Data)
 	if err != nil {
 		return documentView{}, err
 	}
 	m := *stored
+	sum := summarize(d, viewer, lang)
 	v := documentView{
-		documentSummary: summarize(d, viewer, lang),
-		EDIState:        viewEDIState(d.EDIState, lang),
-		DueDate:         m.DueDate,
-		TaxPointDate:    m.TaxPointDate,
-		CreatedAt:       d.CreatedAt, UpdatedAt: d.UpdatedAt,
+		ID: sum.ID, Number: sum.Number, EmissionDate: sum.EmissionDate, TypeFact: sum.TypeFact, TypeDocument: sum.TypeDocument,
+		State: sum.State, ToSendStatus: sum.ToSendStatus,
+		ATCUD:        orNull(m.ATCUD()),
+		EDIState:     viewEDIState(d.EDIState, lang),
+		DueDate:      orNull(m.DueDate),
+		TaxPointDate: orNull(m.TaxPointDate),
+		CreatedAt:    d.CreatedAt, UpdatedAt: d.UpdatedAt,
 		Currency:                  currencyView{m.Currency, cmp.Or(currencySymbols[m.Currency], m.Currency)},
 		DecimalPlace:              "2",
-		CommitmentNumber:          m.AccountingCost,
-		BuyerReference:            m.BuyerReference,
-		ProjectReference:          m.References.Project,
-		DespatchDocumentReference: m.References.Despatch,
-		ReceiptDocumentReference:  m.References.Receipt,
+		ExchangeCurrency:          orNull(m.TaxCurrency),
+		CommitmentNumber:          orNull(m.AccountingCost),
+		BuyerReference:            orNull(m.BuyerReference),
+		ProjectReference:          orNull(m.References.Project),
+		DespatchDocumentReference: orNull(m.References.Despatch),
+		ReceiptDocumentReference:  orNull(m.References.Receipt),
 		Supplier:                  viewParty(m.Seller),
 		Customer:                  viewParty(m.Buyer),
 		Amounts:                   viewAmounts(&m),
@@ -383,21 +577,29 @@ func viewDocument(d store.Document, r documentRecords, viewer int64, url fileURL
 		Lines:                     []lineView{},
 		AllowanceCharge:           []allowanceView{},
 		WithholdingTax:            []withholdingView{},
-		PaymentMeans:              []paymentView{},
 		References:                viewReferences(&m),
+		Informations:              []informationView{},
+		AdditionalInformations:    []additionalView{},
 		Notes:                     nonNilStrings(m.Notes),
 		Attachments:               []attachmentView{},
 		Reasons:                   []reasonView{},
+		DocumentRelated:           []relatedView{},
 		Emails:                    []emailView{},
 		SendByEmail:               d.SendByEmail,
 		XMLURL:                    url("xml"),
 		PDFURL:                    url("pdf"),
 	}
+	if m.AccountingCost != "" {
+		v.Informations = append(v.Informations, informationView{Description: i18n.T(lang, "api.information.commitment"), Type: "commitment", Number: m.AccountingCost})
+	}
 	if m.Period != nil {
 		v.InvoicePeriod = &periodView{m.Period.Start, m.Period.End}
 	}
 	if d.ProcessState != "" {
-		v.ProcessState = &processStateView{Code: d.ProcessState, CreatedAt: d.ProcessStateAt}
+		v.ProcessState = &processStateView{ID: d.ProcessState, Code: d.ProcessState, Name: d.ProcessState, CreatedAt: d.ProcessStateAt}
+		if ps := r.processState; ps != nil {
+			v.ProcessState.ID, v.ProcessState.Name = strconv.FormatInt(ps.ID, 10), ps.Name
+		}
 	}
 	if d.ImportedAt != "" {
 		v.ImportedAt = &d.ImportedAt
@@ -421,7 +623,7 @@ func viewDocument(d store.Document, r documentRecords, viewer int64, url fileURL
 		v.Taxes = append(v.Taxes, viewTax(b.Taxable, b.Tax, b.Category))
 	}
 	for _, l := range m.Lines {
-		v.Lines = append(v.Lines, viewLine(l))
+		v.Lines = append(v.Lines, viewLine(l, m.Currency, lang))
 	}
 	for _, ac := range m.AllowancesCharges {
 		v.AllowanceCharge = append(v.AllowanceCharge, viewAllowance(ac))
@@ -436,31 +638,25 @@ func viewDocument(d store.Document, r documentRecords, viewer int64, url fileURL
 	if m.PaymentTerms != "" || m.DueDate != "" {
 		v.PaymentTerms = &paymentTermsView{Note: m.PaymentTerms, DueDate: m.DueDate}
 	}
-	for _, pm := range m.PaymentMeans {
-		v.PaymentMeans = append(v.PaymentMeans, viewPayment(pm))
-	}
-	for _, a := range m.Attachments {
-		if a.IDScheme == "ANG" {
-			v.ATCUD = a.ID
-		}
+	if len(m.PaymentMeans) > 0 {
+		pm := viewPayment(m.PaymentMeans[0])
+		v.PaymentMeans = &pm
 	}
 	for _, f := range r.files {
 		f.Name = cleanFileName(f.Name, f.MIME)
-		av := attachmentView{Type: fileType(f), File: url(f.PublicID), Identifier: f.Name,
+		av := attachmentView{Type: fileType(f), File: r.links(f.PublicID), Identifier: f.Name,
 			UBLType: strings.ToLower(ublTypeOf(f, &m)), MIMEType: f.MIME, Size: f.Size, Hash: hex.EncodeToString(f.SHA256)}
 		v.Attachments = append(v.Attachments, av)
 	}
 	for _, e := range r.emails {
 		v.Emails = append(v.Emails, viewEmail(e))
 	}
-	for _, h := range r.history {
-		if h.Kind == "state" && h.State == store.StateRejected {
-			var data struct {
-				Reason string `json:"reason"`
-			}
-			json.Unmarshal(h.Data, &data)
-			v.Reasons = append(v.Reasons, reasonView{Reason: data.Reason, CreatedAt: h.CreatedAt})
+	for _, rj := range r.rejections {
+		var data struct {
+			Reason string `json:"reason"`
 		}
+		json.Unmarshal(rj.Data, &data)
+		v.Reasons = append(v.Reasons, reasonView{Reason: data.Reason, CreatedAt: rj.CreatedAt})
 	}
 	return v, nil
 }
@@ -473,11 +669,11 @@ func nonNilStrings(s []string) []string {
 }
 
 func viewEDIState(alias, lang string) ediStateView {
-	return ediStateView{Alias: alias, AliasESPAP: ediStates[alias], Description: i18n.T(lang, "api.edi."+alias)}
+	return ediStateView{ID: alias, Alias: alias, AliasESPAP: ediStates[alias], Description: i18n.T(lang, "api.edi."+alias)}
 }
 
 func viewParty(p ubl.Party) partyView {
-	country, nif := splitTaxID(cmp.Or(p.VATID, p.TaxRegistration), p.Address.Country)
+	country, nif := splitTaxID(p.TaxID(), p.Address.Country)
 	v := partyView{
 		Number: nif, CountryCode: cmp.Or(p.Address.Country, country), Name: cmp.Or(p.LegalName, p.Name),
 		Street: p.Address.Street, AdditionalStreet: p.Address.AdditionalStreet, Building: p.Address.BuildingName,
@@ -516,9 +712,8 @@ func viewAmounts(m *ubl.Document) amountsView {
 }
 
 func viewTax(taxable, tax decimal.Decimal, c ubl.TaxCategory) taxView {
-	v := taxView{TaxableAmount: taxable.StringFixed(2), TaxAmount: tax.StringFixed(2), ID: c.ID, Percent: money(c.Percent),
+	return taxView{TaxableAmount: taxable.StringFixed(2), TaxAmount: tax.StringFixed(2), ID: c.ID, Name: c.ID, Percent: money(c.Percent),
 		Code: cmp.Or(c.Scheme, "VAT"), TaxExemptionReasonCode: c.ExemptionReasonCode, TaxExemptionReason: c.ExemptionReason}
-	return v
 }
 
 func viewAllowance(ac ubl.AllowanceCharge) allowanceView {
@@ -534,7 +729,7 @@ func viewAllowance(ac ubl.AllowanceCharge) allowanceView {
 	return v
 }
 
-func viewLine(l ubl.Line) lineView {
+func viewLine(l ubl.Line, currency, lang string) lineView {
 	net := decimal.Zero
 	if l.NetAmount != nil {
 		net = *l.NetAmount
@@ -544,16 +739,23 @@ func viewLine(l ubl.Line) lineView {
 		tax = net.Mul(*l.Item.VAT.Percent).Div(decimal.NewFromInt(100)).Round(2)
 	}
 	v := lineView{
-		ID: l.ID, Name: l.Item.Name, Description: l.Item.Description, Note: l.Note, Quantity: l.Quantity.StringFixed(3), Unit: l.Unit,
-		Amount: decimalText(net), TaxAmount: tax.StringFixed(2), SellerNumber: l.Item.SellerID, BuyerNumber: l.Item.BuyerID,
-		OriginCountry: l.Item.OriginCountry, TaxesInfo: []taxView{viewTax(net, tax, l.Item.VAT)},
-		AllowanceCharge: []allowanceView{}, AdditionalProperty: []propertyView{}, OrderLineReference: l.OrderLineRef,
+		ID: l.ID, Name: l.Item.Name, Description: l.Item.Description, Note: l.Note, Notes: []string{}, Quantity: l.Quantity.StringFixed(3),
+		Unit: l.Unit, Currency: currency, Amount: decimalText(net), TaxAmount: tax.StringFixed(2), SellerNumber: l.Item.SellerID,
+		BuyerNumber: l.Item.BuyerID, OriginCountry: l.Item.OriginCountry, TaxesInfo: []taxView{viewTax(net, tax, l.Item.VAT)},
+		AllowanceCharge: []allowanceView{}, AdditionalProperty: []propertyView{}, Informations: []informationView{},
+		References: []lineRefView{}, OrderLineReference: l.OrderLineRef,
+	}
+	if l.Note != "" {
+		v.Notes = append(v.Notes, l.Note)
+	}
+	if l.OrderLineRef != "" {
+		v.References = append(v.References, lineRefView{DocumentType: "order", Line: l.OrderLineRef})
 	}
 	if l.Price.Net != nil {
 		v.PriceAmount = decimalText(*l.Price.Net)
 	}
 	if l.Price.BaseQuantity != nil {
-		v.BaseQuantity = l.Price.BaseQuantity.StringFixed(3)
+		v.BaseQuantity = orNull(l.Price.BaseQuantity.StringFixed(3))
 	}
 	if l.Item.StandardID != nil {
 		v.EANItemIdentification = l.Item.StandardID.Value
@@ -580,13 +782,15 @@ func viewLine(l ubl.Line) lineView {
 	if v.Commitment == nil && l.AccountingCost != "" {
 		v.Commitment = &commitmentView{Number: l.AccountingCost}
 	}
+	if c := v.Commitment; c != nil {
+		v.Informations = append(v.Informations, informationView{Description: i18n.T(lang, "api.information.commitment"), Type: "commitment", Number: c.Number, Line: c.Line})
+	}
 	if l.Period != nil {
 		v.InvoicePeriod = &periodView{l.Period.Start, l.Period.End}
 	}
 	return v
 }
 
-// decimalText writes an amount with two decimals, or more when it has them (prices may have eight).
 func decimalText(d decimal.Decimal) string {
 	s := d.String()
 	if _, frac, ok := strings.Cut(s, "."); ok && len(frac) > 2 {
@@ -597,6 +801,16 @@ func decimalText(d decimal.Decimal) string {
 
 func viewPayment(pm ubl.PaymentMeans) paymentView {
 	v := paymentView{Code: pm.Code, Name: pm.Name, PaymentID: pm.PaymentID}
+	// CIUS-PT writes a Multibanco payment's entity, reference and amount as #NAME@ATMPAYMENT#value#.
+	for _, f := range []struct {
+		field *string
+		dst   *string
+		name  string
+	}{{&v.Code, &v.ATMPaymentEntity, "ENTITY"}, {&v.PaymentID, &v.ATMPaymentReference, "REFERENCE"}, {&v.Name, &v.ATMPaymentValue, "DESCRIPTION"}} {
+		if inner, ok := strings.CutPrefix(*f.field, "#"+f.name+"@ATMPAYMENT#"); ok {
+			*f.dst = strings.TrimSuffix(inner, "#")
+		}
+	}
 	if len(pm.Accounts) > 0 {
 		v.IBAN, v.AccountName, v.BIC = pm.Accounts[0].ID, pm.Accounts[0].Name, pm.Accounts[0].Branch
 	}

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"slices"
 	"strings"
 	"time"
 
@@ -121,6 +122,51 @@ func (w *Workflow) queueEmails(tx *store.Tx, d *store.Document, lang string) err
 		emails[i] = store.NewEmail{Address: addr, MessageID: id, OpenTokenHash: mailer.TokenHash(w.openToken(id))}
 	}
 	return tx.QueueEmails(d.ID, d.IssuerID, lang, emails)
+}
+
+// maxResendAddresses bounds the addresses of one resending, as additional_emails is bounded.
+const maxResendAddresses = 20
+
+// ResendEmails sends a document the entity issued by e-mail again, in the language it was issued in:
+// to the addresses given, or, when none are, to the addresses of its creation (e381 when it had
+// none). Each e-mail queued has its history entry. It returns the addresses.
+func (w *Workflow) ResendEmails(ctx context.Context, issuerID int64, ref string, addresses []string) ([]string, error) {
+	if len(addresses) > maxResendAddresses {
+		return nil, fieldError("addresses", CodeInvalidValue)
+	}
+	var to []string
+	for _, a := range addresses {
+		if a = strings.TrimSpace(a); a == "" {
+			continue
+		}
+		if len(a) > 254 || !reEmail.MatchString(a) {
+			return nil, fieldError("addresses", CodeInvalidValue)
+		}
+		if !slices.ContainsFunc(to, func(b string) bool { return strings.EqualFold(a, b) }) {
+			to = append(to, a)
+		}
+	}
+	d, err := w.issuedDocument(ctx, issuerID, ref)
+	if err != nil {
+		return nil, err
+	}
+	if len(to) == 0 {
+		to = d.EmailAddresses
+	}
+	if len(to) == 0 {
+		return nil, fieldError("addresses", CodeNoAddresses)
+	}
+	_, lang, err := decodeDocumentData(d.Data)
+	if err != nil {
+		return nil, err
+	}
+	again := d
+	again.EmailAddresses = to
+	if err := w.store.Update(ctx, func(tx *store.Tx) error { return w.queueEmails(tx, &again, lang) }); err != nil {
+		return nil, err
+	}
+	w.jobs.trigger(jobEmails)
+	return to, nil
 }
 
 // emailFlush bounds how many outcomes wait before they are written, and for how long.

@@ -75,6 +75,9 @@ func (w *Workflow) IssueXML(ctx context.Context, issuer store.Entity, xml []byte
 // IssueData issues, or edits, a CIUS-PT invoice or credit note from structured data and the files sent
 // with it (POST /apps/documents): the XML is written from the data, then the same pipeline runs.
 func (w *Workflow) IssueData(ctx context.Context, issuer store.Entity, in *documentData, uploads []upload, opts IssueOptions, lang string) (Issued, error) {
+	if err := w.supplierDefaults(ctx, issuer.ID, in); err != nil {
+		return Issued{}, err
+	}
 	model, err := buildDocument(in, issuer)
 	if err != nil {
 		return Issued{}, err
@@ -146,6 +149,10 @@ func (w *Workflow) issue(ctx context.Context, req issueRequest) (Issued, error) 
 		}
 	}
 	files := append([]store.File{{Role: store.FileXML, Name: safeFileName(model.Number) + ".xml", MIME: "application/xml", Content: req.xml}}, embedded...)
+	data, err := encodeDocumentData(model, req.lang) // before the transaction: writes wait for it
+	if err != nil {
+		return Issued{}, err
+	}
 
 	var out Issued
 	var webhooks, mails bool
@@ -175,9 +182,7 @@ func (w *Workflow) issue(ctx context.Context, req issueRequest) (Issued, error) 
 			out.Edited = true
 		}
 		before := doc
-		if err := fillDocument(&doc, req, model, counterparty, emails); err != nil {
-			return err
-		}
+		fillDocument(&doc, req, model, emails, data)
 		state, toSend, err := route(tx, req.issuer, recipient)
 		if err != nil {
 			return err
@@ -236,10 +241,10 @@ func invalidDocument(r *ubl.Result, lang string) error {
 	return FieldErrors{"document": {Code: CodeInvalidDocument, Text: map[string]string{lang: first.Message}, Details: r.Findings}}
 }
 
-// taxIDMatches tells whether a party's VAT identifier is the entity's tax ID, with or without the
+// taxIDMatches tells whether one of a party's identifiers is the entity's tax ID, with or without the
 // country prefix.
 func taxIDMatches(p ubl.Party, e store.Entity) bool {
-	for _, id := range []string{p.VATID, p.TaxRegistration} {
+	for _, id := range p.TaxIDs() {
 		country, nif := splitTaxID(id, e.Country)
 		if nif != "" && country == e.Country && nif == e.NIF {
 			return true
@@ -255,25 +260,6 @@ func splitTaxID(id, def string) (country, nif string) {
 		country = def
 	}
 	return country, nif
-}
-
-// recipientOf finds the counterparty among the installation's entities (nil when it is not one).
-func recipientOf(tx *store.Tx, p ubl.Party) (*store.Entity, error) {
-	country, nif := splitTaxID(p.VATID, p.Address.Country)
-	if nif == "" {
-		country, nif = splitTaxID(p.TaxRegistration, p.Address.Country)
-	}
-	if country == "" {
-		country = "PT"
-	}
-	if nif == "" {
-		return nil, nil
-	}
-	e, err := tx.EntityByNIF(country, nif)
-	if errors.Is(err, store.ErrNotFound) {
-		return nil, nil
-	}
-	return &e, err
 }
 
 // testModeAllows applies the test environment's limits: only the test entities issue, to each other,
@@ -396,8 +382,8 @@ const (
 // WebhookEvents lists the events a webhook can take.
 var WebhookEvents = []string{eventReceived, eventStateChanged}
 
-// fillDocument copies the stored columns and the stored form of the data from the model.
-func fillDocument(d *store.Document, req issueRequest, m *ubl.Document, counterparty ubl.Party, emails []string) error {
+// fillDocument copies the stored columns from the model, and its stored form.
+func fillDocument(d *store.Document, req issueRequest, m *ubl.Document, emails []string, data []byte) {
 	d.IssuerID = req.issuer.ID
 	d.Kind = map[ubl.Kind]string{ubl.KindInvoice: kindInvoice, ubl.KindCreditNote: kindCreditNote, ubl.KindOrder: kindOrder}[m.Kind]
 	d.TypeCode = strings.ToUpper(m.TypeCode)
@@ -409,13 +395,11 @@ func fillDocument(d *store.Document, req issueRequest, m *ubl.Document, counterp
 	d.Method = req.method
 	d.SendByEmail, d.EmailAddresses = req.flags.SendByEmail, emails
 	d.DisableXMLSign, d.DisablePDFSign = req.flags.DisableXMLSign, req.flags.DisablePDFSign
-	var err error
-	d.Data, err = encodeDocumentData(m, req.lang)
-	return err
+	d.Data = data
 }
 
 func partyKey(p ubl.Party) store.PartyKey {
-	country, nif := splitTaxID(cmp.Or(p.VATID, p.TaxRegistration), p.Address.Country)
+	country, nif := splitTaxID(p.TaxID(), p.Address.Country)
 	return store.PartyKey{Country: country, NIF: nif, Name: cmp.Or(p.LegalName, p.Name)}
 }
 

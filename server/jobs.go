@@ -153,6 +153,7 @@ func (s *Server) scheduleJobs() error {
 		s.jobs.every(s.cfg.Jobs.MaintenanceInterval, job{name: "maintenance", run: s.maintenance}),
 		s.jobs.every(s.cfg.Webhooks.Interval, job{name: jobWebhooks, run: s.deliverWebhooks, quiet: true}),
 		s.jobs.every(s.cfg.Mail.Interval, job{name: jobEmails, run: s.deliverEmails, quiet: true}),
+		s.jobs.every(s.cfg.Mail.Interval, job{name: jobNotices, run: s.deliverNotices, quiet: true}),
 		s.scheduleBounceMailbox(),
 	)
 }

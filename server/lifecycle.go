@@ -157,6 +157,9 @@ func recordChange(tx *store.Tx, d *store.Document, previous string, edited bool,
 		if err := tx.EnqueueWebhooks(recipient.ID, d.ID, eventReceived, nil); err != nil {
 			return err
 		}
+		if err := tx.EnqueueNotice(recipient.ID, d.ID, store.NoticeReceived, ""); err != nil {
+			return err
+		}
 	}
 	return nil
 }
@@ -173,6 +176,11 @@ func stateChanged(tx *store.Tx, d *store.Document, previous string, data map[str
 	}
 	if err := tx.AddHistory(h); err != nil {
 		return err
+	}
+	if d.State == store.StateRejected && previous != store.StateRejected {
+		if err := tx.EnqueueNotice(d.IssuerID, d.ID, store.NoticeRejected, data["reason"]); err != nil {
+			return err
+		}
 	}
 	if err := tx.AddStateEvent(store.StateEvent{EntityID: d.IssuerID, DocumentID: d.ID, State: d.State, PreviousState: previous, EDIState: d.EDIState}); err != nil {
 		return err

@@ -163,16 +163,12 @@ func (s *Server) authenticate(next echo.HandlerFunc) echo.HandlerFunc {
 		if wait, ok := s.limiter.allow(cred.ID, s.now()); !ok {
 			return retryLater(CodeRateLimited, wait)
 		}
-		entity, err := s.store.EntityByPublicKey(ctx, strings.TrimSpace(c.Request().Header.Get("entity")))
+		entity, access, err := s.store.EntityAccess(ctx, strings.TrimSpace(c.Request().Header.Get("entity")), cred.ID)
 		if err != nil {
 			return authFailure(err)
 		}
-		authorized, handshake, err := s.store.Authorization(ctx, cred.ID, entity.ID)
-		if err != nil {
-			return err
-		}
 		isHandshake := strings.HasSuffix(c.Path(), "/apps/authentications")
-		if !authorized || cred.Kind == store.KindPlatform && !handshake && !isHandshake {
+		if !access.Authorized || cred.Kind == store.KindPlatform && !access.Handshake && !isHandshake {
 			return fail(CodeInvalidAuth)
 		}
 		c.Set(keyCredential, cred)

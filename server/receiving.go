@@ -6,10 +6,8 @@ import (
 	"errors"
 	"io"
 	"mime"
-	"net/http"
 	"strconv"
 	"strings"
-	"time"
 
 	"einvoice/store"
 
@@ -18,68 +16,6 @@ import (
 
 // The recipient's side: the inbox of received documents, import confirmation, acceptance or rejection,
 // and process states.
-
-// receivedView is one item of GET /apps/documents: the main data and the download addresses.
-type receivedView struct {
-	documentSummary
-	EDIState  ediStateView `json:"state_edi_document"`
-	Supplier  partyBrief   `json:"supplier"`
-	Customer  partyBrief   `json:"customer"`
-	Currency  string       `json:"currency"`
-	Payable   string       `json:"payable_amount"`
-	CreatedAt string       `json:"created_at"`
-	XMLURL    string       `json:"xml_url"`
-	PDFURL    string       `json:"pdf_url"`
-}
-
-type partyBrief struct {
-	Number      string `json:"number"`
-	CountryCode string `json:"country_code"`
-	Name        string `json:"name"`
-}
-
-// listReceived is GET /apps/documents: received documents not yet imported or rejected, newest first.
-// Filters: number, type_document_fact, supplier_nif, emission_date_start, emission_date_end.
-func (s *Server) listReceived(c echo.Context) error {
-	p, err := pageOf(c)
-	if err != nil {
-		return err
-	}
-	f := store.InboxFilter{RecipientID: actingEntity(c).ID, Number: c.QueryParam("number"),
-		TypeCode: strings.ToUpper(c.QueryParam("type_document_fact")), Offset: p.offset(), Limit: p.rows}
-	if v := c.QueryParam("supplier_nif"); v != "" {
-		_, f.SupplierNIF = splitTaxID(v, "")
-	}
-	errs := FieldErrors{}
-	for name, dst := range map[string]*string{"emission_date_start": &f.From, "emission_date_end": &f.To} {
-		if v := c.QueryParam(name); v != "" {
-			if _, err := time.Parse(time.DateOnly, v); err != nil {
-				errs[name] = Problem{Code: CodeInvalidValue}
-			}
-			*dst = v
-		}
-	}
-	if len(errs) > 0 {
-		return errs
-	}
-	docs, total, err := s.store.Inbox(c.Request().Context(), f)
-	if err != nil {
-		return err
-	}
-	lang, me := langOf(c), actingEntity(c).ID
-	views := make([]receivedView, len(docs))
-	for i, d := range docs {
-		url := s.apiFileURL(c, d)
-		v := receivedView{
-			documentSummary: summarize(d, me, lang), EDIState: viewEDIState(d.EDIState, lang),
-			Supplier: partyBrief{d.Supplier.NIF, d.Supplier.Country, d.Supplier.Name},
-			Customer: partyBrief{d.Customer.NIF, d.Customer.Country, d.Customer.Name},
-			Currency: d.Currency, Payable: d.PayableAmount, CreatedAt: d.CreatedAt, XMLURL: url("xml"), PDFURL: url("pdf"),
-		}
-		views[i] = v
-	}
-	return c.JSON(http.StatusOK, success{Success: true, Response: s.paginate(c, p, total, len(views), views)})
-}
 
 // formBody reads a small JSON or form body into named text fields.
 func formBody(c echo.Context, names ...string) (map[string]text, error) {

@@ -1,11 +1,14 @@
 package server
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
+	"errors"
 	"strings"
 
 	"einvoice/store"
+	"einvoice/ubl"
 )
 
 // A document's recipient-side state (its import, acceptance or rejection and the reason, its process
@@ -63,4 +66,22 @@ func (w *Workflow) historyFor(ctx context.Context, d store.Document, viewer int6
 		seen = h.State
 	}
 	return entries, nil
+}
+
+// recipientOf finds the counterparty among the installation's entities by any of its identifiers that
+// may be a tax ID (ubl.Party.TaxIDs), with or without the country prefix (without one, the country of
+// its address, or PT); nil when none is an entity here.
+func recipientOf(tx *store.Tx, p ubl.Party) (*store.Entity, error) {
+	for _, id := range p.TaxIDs() {
+		country, nif := splitTaxID(id, cmp.Or(p.Address.Country, "PT"))
+		if nif == "" {
+			continue
+		}
+		e, err := tx.EntityByNIF(country, nif)
+		if errors.Is(err, store.ErrNotFound) {
+			continue
+		}
+		return &e, err
+	}
+	return nil, nil
 }

@@ -69,7 +69,7 @@ func (s *Server) routes() *echo.Echo {
 		apps(http.MethodGet, "/external-connections/:id", s.getConnection, ScopeExternalConnections)
 		apps(http.MethodPost, "/documentsUBL", s.createDocumentUBL, ScopeDocumentCreate, mimeMultipart, mimeXML, mimeTextXML)
 		apps(http.MethodPost, "/documents", s.createDocument, ScopeDocumentCreate, mimeMultipart, mimeJSON)
-		apps(http.MethodGet, "/documents", s.listReceived, ScopeDocumentRead)
+		apps(http.MethodGet, "/documents", s.listDocuments, ScopeDocumentRead)
 		apps(http.MethodGet, "/documents/:id", s.getDocument, ScopeDocumentRead)
 		apps(http.MethodPost, "/documents/:id", s.importDocument, ScopeDocumentUpdate)
 		apps(http.MethodPost, "/documents/:id/accepted", s.acceptDocument, ScopeDocumentUpdate, mimeJSON, mimeForm, mimeMultipart)
@@ -79,6 +79,7 @@ func (s *Server) routes() *echo.Echo {
 		apps(http.MethodGet, "/documents/:id/xml", s.downloadXML, ScopeDocumentRead)
 		apps(http.MethodGet, "/documents/:id/pdf", s.downloadPDF, ScopeDocumentRead)
 		apps(http.MethodGet, "/documents/:id/files/:file", s.downloadFile, ScopeDocumentRead)
+		apps(http.MethodDelete, "/documents/:id/links", s.revokeFileLinks, ScopeDocumentRead)
 		apps(http.MethodGet, "/states-report/documents", s.statesReport, ScopeStatesRead)
 		apps(http.MethodPost, "/states-report/documents/read", s.markEventsRead, ScopeStatesRead, mimeJSON, mimeForm, mimeMultipart)
 	}

@@ -79,6 +79,7 @@ type Config struct {
 	Webhooks    WebhooksConfig
 	Mail        MailConfig
 	Portal      PortalConfig
+	AS2         AS2Config
 }
 
 // TestMode reports whether the installation runs as a test environment.
@@ -96,6 +97,7 @@ type Workflow struct {
 	metrics *metrics
 	jobs    *jobRunner // wakes the background jobs after a commit; they run only under Server.Run
 	now     func() time.Time
+	seals   sealCache // the seals that sign, parsed once
 
 	limiter      *rateLimiter[int64] // requests per platform credential
 	authFailures authThrottle        // failed authentications per client address and client id

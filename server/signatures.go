@@ -1,9 +1,12 @@
 package server
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
+	"slices"
+	"sync"
 	"time"
 
 	"einvoice/signing"
@@ -31,7 +34,7 @@ func (w *Workflow) sealFor(ctx context.Context, e store.Entity) (*signing.Seal, 
 	if err != nil {
 		return nil, err
 	}
-	seal, err := signing.ParseSeal(rec.Key, rec.Chain)
+	seal, err := w.seals.parse(e.ID, rec)
 	if err != nil {
 		w.log.Error("an entity's seal cannot sign", "entity", e.ID, "subject", rec.Subject, "err", err)
 		return nil, fieldError("seal", CodeSealCannotSign)
@@ -40,6 +43,41 @@ func (w *Workflow) sealFor(ctx context.Context, e store.Entity) (*signing.Seal, 
 		return nil, FieldErrors{"seal": {Code: CodeSealUnusable, Details: map[string]string{
 			"subject": rec.Subject, "not_before": rec.NotBefore, "not_after": rec.NotAfter}}}
 	}
+	return seal, nil
+}
+
+// sealCache keeps the seals read for signing, parsed: reading an RSA key checks and precomputes it,
+// which costs about as much as one signature. The stored seal is still read on every use, since
+// another process (the admin commands) may replace or delete it; it is parsed again only when its key
+// or certificates differ from the ones parsed before.
+type sealCache struct {
+	mu     sync.Mutex
+	parsed map[int64]parsedSeal // by entity
+}
+
+type parsedSeal struct {
+	stored store.Seal
+	seal   *signing.Seal
+}
+
+// parse is the entity's stored seal, parsed.
+func (c *sealCache) parse(entityID int64, rec store.Seal) (*signing.Seal, error) {
+	c.mu.Lock()
+	p, ok := c.parsed[entityID]
+	c.mu.Unlock()
+	if ok && bytes.Equal(p.stored.Key, rec.Key) && slices.EqualFunc(p.stored.Chain, rec.Chain, bytes.Equal) {
+		return p.seal, nil
+	}
+	seal, err := signing.ParseSeal(rec.Key, rec.Chain)
+	if err != nil {
+		return nil, err
+	}
+	c.mu.Lock()
+	if c.parsed == nil {
+		c.parsed = map[int64]parsedSeal{}
+	}
+	c.parsed[entityID] = parsedSeal{stored: rec, seal: seal}
+	c.mu.Unlock()
 	return seal, nil
 }
 

@@ -125,7 +125,7 @@ func TestServiceSignsWithTheIssuersSeal(t *testing.T) {
 	for _, a := range doc["attachments"].([]any) {
 		att := a.(map[string]any)
 		file := att["file"].(string)
-		content := env.file(id, file[strings.Index(file, "files/"):])
+		content := []byte(env.fetchPublic(file).raw)
 		if att["mime_type"] == "application/pdf" && pdfSignature(t, content) == "PAdES" {
 			signedPDFs++
 		}

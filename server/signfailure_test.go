@@ -105,7 +105,7 @@ func TestUnsignablePDFRefusesTheDocument(t *testing.T) {
 	found := false
 	for _, a := range doc["attachments"].([]any) {
 		if file := a.(map[string]any)["file"].(string); a.(map[string]any)["identifier"] == "broken.pdf" {
-			found = bytes.Equal(env.file(id, file[strings.Index(file, "files/"):]), broken)
+			found = bytes.Equal([]byte(env.fetchPublic(file).raw), broken)
 		}
 	}
 	if !found {

@@ -2,6 +2,7 @@ package server
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 
 	"einvoice/ubl"
@@ -17,11 +18,11 @@ import (
 // storedDataVersion is the version of the form written now.
 const storedDataVersion = 1
 
-// storedData is the envelope.
-type storedData struct {
-	Version  int             `json:"version"`
-	Lang     string          `json:"lang"`
-	Document json.RawMessage `json:"document"`
+// storedData is the envelope, with the model itself (one encoding or decoding pass).
+type storedData[D any] struct {
+	Version  int    `json:"version"`
+	Lang     string `json:"lang"`
+	Document D      `json:"document"`
 }
 
 // encodeDocumentData is the stored form of a model issued in lang; the attachments' content is left
@@ -33,28 +34,26 @@ func encodeDocumentData(m *ubl.Document, lang string) ([]byte, error) {
 		a.Content = ""
 		stored.Attachments[i] = a
 	}
-	body, err := json.Marshal(&stored)
-	if err != nil {
-		return nil, err
-	}
-	return json.Marshal(storedData{Version: storedDataVersion, Lang: lang, Document: body})
+	return json.Marshal(storedData[*ubl.Document]{Version: storedDataVersion, Lang: lang, Document: &stored})
 }
 
-// decodeDocumentData reads the stored form back: the model and the language of the document.
+// decodeDocumentData reads the stored form back: the model and the language of the document. The
+// envelope and the model are read in one pass; only a row of the model alone is read twice.
 func decodeDocumentData(raw []byte) (*ubl.Document, string, error) {
-	var env storedData
+	var env storedData[*ubl.Document]
 	if err := json.Unmarshal(raw, &env); err != nil {
 		return nil, "", fmt.Errorf("the stored document data: %w", err)
 	}
 	switch {
 	case env.Version == 0 && env.Document == nil: // the model alone, as first stored
-		env.Document, env.Lang = raw, "pt"
+		env.Document, env.Lang = new(ubl.Document), "pt"
+		if err := json.Unmarshal(raw, env.Document); err != nil {
+			return nil, "", fmt.Errorf("the stored document data: %w", err)
+		}
 	case env.Version != storedDataVersion:
 		return nil, "", fmt.Errorf("the stored document data has version %d; this program reads %d", env.Version, storedDataVersion)
+	case env.Document == nil:
+		return nil, "", errors.New("the stored document data has no document")
 	}
-	var m ubl.Document
-	if err := json.Unmarshal(env.Document, &m); err != nil {
-		return nil, "", fmt.Errorf("the stored document data: %w", err)
-	}
-	return &m, env.Lang, nil
+	return env.Document, env.Lang, nil
 }

@@ -138,7 +138,7 @@ func TestStoredDocumentDataReadsEveryForm(t *testing.T) {
 		}
 		sameModel(t, filepath.Base(file), m, want)
 	}
-	for _, bad := range []string{`{"version": 2, "lang": "pt", "document": {}}`, `[]`, `{"version": 1, "document": "x"}`} {
+	for _, bad := range []string{`{"version": 2, "lang": "pt", "document": {}}`, `[]`, `{"version": 1, "document": "x"}`, `{"version": 1, "lang": "pt"}`} {
 		if _, _, err := decodeDocumentData([]byte(bad)); err == nil {
 			t.Errorf("%s read without an error", bad)
 		}

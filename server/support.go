@@ -4,7 +4,7 @@ import (
 	"cmp"
 	"context"
 	"errors"
-	"net/url"
+	"fmt"
 	"slices"
 	"strings"
 	"time"
@@ -107,7 +107,11 @@ func (w *Workflow) CreateEntity(ctx context.Context, n store.NewEntity) (store.E
 		return store.Entity{}, err
 	}
 	e, err := w.store.CreateEntity(ctx, n)
-	return e, asExists(err)
+	if err != nil {
+		return e, asExists(err)
+	}
+	return e, w.audit(ctx, "entity.create", EntityKey(e), "name", e.Name, "test", e.TestEntity,
+		"pays_received", e.PaysReceived, "transactions", e.Transactions)
 }
 
 // UpdateEntity changes an entity's settings; nil fields stay as they are, empty mail settings fall back
@@ -135,7 +139,33 @@ func (w *Workflow) UpdateEntity(ctx context.Context, id int64, ch store.EntityCh
 		return store.Entity{}, err
 	}
 	e, err := w.store.UpdateEntity(ctx, id, ch)
-	return e, asNotFound(err)
+	if err != nil {
+		return e, asNotFound(err)
+	}
+	return e, w.audit(ctx, "entity.update", EntityKey(e), entityChanges(ch)...)
+}
+
+// entityChanges lists the fields a change sets, as the audit log's key/value pairs.
+func entityChanges(ch store.EntityChanges) []any {
+	var kv []any
+	addChange(&kv, "name", ch.Name)
+	addChange(&kv, "pays_received", ch.PaysReceived)
+	addChange(&kv, "transactions", ch.Transactions)
+	addChange(&kv, "process_states", ch.ProcessStatesEnabled)
+	addChange(&kv, "signs_itself", ch.SignsItself)
+	addChange(&kv, "test", ch.TestEntity)
+	addChange(&kv, "mail_from_name", ch.MailFromName)
+	addChange(&kv, "mail_from", ch.MailFromAddress)
+	addChange(&kv, "mail_reply_to", ch.MailReplyTo)
+	addChange(&kv, "mail_xml", ch.MailAttachXML)
+	return kv
+}
+
+// addChange adds a key and its value to kv when the value is given.
+func addChange[T any](kv *[]any, key string, v *T) {
+	if v != nil {
+		*kv = append(*kv, key, *v)
+	}
 }
 
 // entity reads an entity a support operation names.
@@ -150,10 +180,18 @@ func (w *Workflow) SetRecipientRule(ctx context.Context, entityID int64, rule st
 	if !slices.Contains(RecipientRuleNames, rule) {
 		return nil, FieldErrors{"rule": {Code: CodeInvalidValue, Details: RecipientRuleNames}}
 	}
-	if _, err := w.existingEntity(ctx, entityID); err != nil {
+	e, err := w.existingEntity(ctx, entityID)
+	if err != nil {
 		return nil, err
 	}
 	if err := w.store.SetRecipientRule(ctx, entityID, rule, on); err != nil {
+		return nil, err
+	}
+	action := "rule.remove"
+	if on {
+		action = "rule.add"
+	}
+	if err := w.audit(ctx, action, EntityKey(e), "rule", rule); err != nil {
 		return nil, err
 	}
 	return w.store.RecipientRules(ctx, entityID)
@@ -169,51 +207,50 @@ func (w *Workflow) CreateProcessState(ctx context.Context, p store.ProcessState)
 	if err := errs.orNil(); err != nil {
 		return p, err
 	}
-	if _, err := w.existingEntity(ctx, p.EntityID); err != nil {
+	e, err := w.existingEntity(ctx, p.EntityID)
+	if err != nil {
 		return p, err
 	}
-	p, err := w.store.CreateProcessState(ctx, p)
-	return p, asExists(err)
+	if p, err = w.store.CreateProcessState(ctx, p); err != nil {
+		return p, asExists(err)
+	}
+	return p, w.audit(ctx, "processstate.create", EntityKey(e), "code", p.Code, "name", p.Name)
 }
 
 // DeleteProcessState removes one of an entity's process states.
 func (w *Workflow) DeleteProcessState(ctx context.Context, entityID int64, code string) error {
-	return asNotFound(w.store.DeleteProcessState(ctx, entityID, strings.TrimSpace(code)))
+	code = strings.TrimSpace(code)
+	if err := w.store.DeleteProcessState(ctx, entityID, code); err != nil {
+		return asNotFound(err)
+	}
+	return w.audit(ctx, "processstate.delete", w.entitySubject(ctx, entityID), "code", code)
 }
 
 // CreateWebhook posts an entity's document events to an http(s) address, with a key sent as Bearer and
 // used to sign (Standard Webhooks).
 func (w *Workflow) CreateWebhook(ctx context.Context, entityID int64, target, key string, events []string) (store.Webhook, error) {
 	errs := FieldErrors{}
-	if u, err := url.Parse(target); err != nil || u.Scheme != "http" && u.Scheme != "https" || u.Host == "" || len(target) > maxURLLength {
-		errs["url"] = Problem{Code: CodeInvalidValue}
-	}
-	if len(key) < minWebhookKey || len(key) > maxWebhookKey {
-		errs["key"] = Problem{Code: CodeInvalidValue, Details: map[string]int{"min": minWebhookKey, "max": maxWebhookKey}}
-	}
-	var list []string
-	for _, ev := range events {
-		if !slices.Contains(WebhookEvents, ev) {
-			errs["events"] = Problem{Code: CodeInvalidValue, Details: WebhookEvents}
-		} else if !slices.Contains(list, ev) {
-			list = append(list, ev)
-		}
-	}
-	if len(events) == 0 {
-		errs["events"] = Problem{Code: CodeRequired, Details: WebhookEvents}
-	}
+	list := checkWebhook(errs, target, key, true, events)
 	if err := errs.orNil(); err != nil {
 		return store.Webhook{}, err
 	}
-	if _, err := w.existingEntity(ctx, entityID); err != nil {
+	e, err := w.existingEntity(ctx, entityID)
+	if err != nil {
 		return store.Webhook{}, err
 	}
-	return w.store.CreateWebhook(ctx, store.Webhook{EntityID: entityID, URL: target, Key: key, Events: list})
+	wh, err := w.store.CreateWebhook(ctx, store.Webhook{EntityID: entityID, URL: target, Key: key, Events: list})
+	if err != nil {
+		return wh, err
+	}
+	return wh, w.audit(ctx, "webhook.create", EntityKey(e), "id", wh.ID, "url", wh.URL, "events", strings.Join(list, ","))
 }
 
 // DeleteWebhook stops a webhook.
 func (w *Workflow) DeleteWebhook(ctx context.Context, id int64) error {
-	return asNotFound(w.store.DeleteWebhook(ctx, id))
+	if err := w.store.DeleteWebhook(ctx, id); err != nil {
+		return asNotFound(err)
+	}
+	return w.audit(ctx, "webhook.delete", fmt.Sprintf("webhook %d", id))
 }
 
 // connectionStateNames are the states the support team can give a connection.
@@ -240,7 +277,11 @@ func (w *Workflow) CreateConnection(ctx context.Context, n store.NewConnection) 
 		}
 	}
 	c, err := w.store.CreateConnection(ctx, n)
-	return c, asExists(err)
+	if err != nil {
+		return c, asExists(err)
+	}
+	return c, w.audit(ctx, "connection.create", c.PublicID, "from", c.From.Country+c.From.NIF, "to", c.To.Country+c.To.NIF,
+		"state", c.State, "observation", c.Observation)
 }
 
 // SetConnectionState approves, declines, or puts back in analysis or pending, a connection; the reason
@@ -258,7 +299,10 @@ func (w *Workflow) SetConnectionState(ctx context.Context, id int64, state, reas
 		return store.Connection{}, err
 	}
 	c, err := w.store.SetConnectionState(ctx, id, state, reason)
-	return c, asNotFound(err)
+	if err != nil {
+		return c, asNotFound(err)
+	}
+	return c, w.audit(ctx, "connection.state", c.PublicID, "state", state, "reason", reason)
 }
 
 // scopesOf checks the scopes asked for a credential and puts them in the order tokens list them.
@@ -288,7 +332,11 @@ func (w *Workflow) CreateClient(ctx context.Context, name string, scopes []strin
 	if err := errs.orNil(); err != nil {
 		return store.Credential{}, "", err
 	}
-	return w.store.CreateClient(ctx, name, scopes)
+	c, secret, err := w.store.CreateClient(ctx, name, scopes)
+	if err != nil {
+		return c, "", err
+	}
+	return c, secret, w.audit(ctx, "client.create", c.ClientID, "name", c.Name, "scopes", strings.Join(c.Scopes, ","))
 }
 
 // CreatePlatformToken registers a legacy platform token; the token is returned only now.
@@ -299,8 +347,15 @@ func (w *Workflow) CreatePlatformToken(ctx context.Context, name string, scopes 
 	if err := errs.orNil(); err != nil {
 		return store.Credential{}, "", err
 	}
-	return w.store.CreatePlatformToken(ctx, name, scopes)
+	c, token, err := w.store.CreatePlatformToken(ctx, name, scopes)
+	if err != nil {
+		return c, "", err
+	}
+	return c, token, w.audit(ctx, "token.create", tokenSubject(c), "name", c.Name, "scopes", strings.Join(c.Scopes, ","))
 }
+
+// tokenSubject names a platform token in the audit log.
+func tokenSubject(c store.Credential) string { return fmt.Sprintf("token %d", c.ID) }
 
 // client reads an OAuth client by its client_id.
 func (w *Workflow) client(ctx context.Context, clientID string) (store.Credential, error) {
@@ -329,7 +384,10 @@ func (w *Workflow) DisableClient(ctx context.Context, clientID string) (store.Cr
 	if err != nil {
 		return c, err
 	}
-	return c, w.store.DisableCredential(ctx, c.ID)
+	if err := w.store.DisableCredential(ctx, c.ID); err != nil {
+		return c, err
+	}
+	return c, w.audit(ctx, "client.disable", c.ClientID)
 }
 
 // RevokePlatformToken disables a legacy platform token and revokes its access tokens.
@@ -338,7 +396,10 @@ func (w *Workflow) RevokePlatformToken(ctx context.Context, id int64) (store.Cre
 	if err != nil {
 		return c, err
 	}
-	return c, w.store.DisableCredential(ctx, c.ID)
+	if err := w.store.DisableCredential(ctx, c.ID); err != nil {
+		return c, err
+	}
+	return c, w.audit(ctx, "token.revoke", tokenSubject(c))
 }
 
 // AuthorizeClient lets an OAuth client act for an entity.
@@ -347,7 +408,7 @@ func (w *Workflow) AuthorizeClient(ctx context.Context, clientID string, entityI
 	if err != nil {
 		return c, err
 	}
-	return c, w.authorize(ctx, c, entityID)
+	return c, w.authorize(ctx, c, "client.authorize", c.ClientID, entityID)
 }
 
 // AuthorizePlatformToken lets a legacy platform token act for an entity once the entity's handshake
@@ -357,14 +418,19 @@ func (w *Workflow) AuthorizePlatformToken(ctx context.Context, id, entityID int6
 	if err != nil {
 		return c, err
 	}
-	return c, w.authorize(ctx, c, entityID)
+	return c, w.authorize(ctx, c, "token.authorize", tokenSubject(c), entityID)
 }
 
-func (w *Workflow) authorize(ctx context.Context, c store.Credential, entityID int64) error {
-	if _, err := w.existingEntity(ctx, entityID); err != nil {
+// authorize lets a credential act for an entity; action and subject name it in the audit log.
+func (w *Workflow) authorize(ctx context.Context, c store.Credential, action, subject string, entityID int64) error {
+	e, err := w.existingEntity(ctx, entityID)
+	if err != nil {
 		return err
 	}
-	return w.store.Authorize(ctx, c.ID, entityID)
+	if err := w.store.Authorize(ctx, c.ID, entityID); err != nil {
+		return err
+	}
+	return w.audit(ctx, action, subject, "entity", EntityKey(e))
 }
 
 // ImportSeal reads a PKCS#12 file and keeps it as the entity's seal (its key encrypted): from now on
@@ -388,7 +454,11 @@ func (w *Workflow) ImportSeal(ctx context.Context, entityID int64, p12 []byte, p
 	if err := KeepSeal(ctx, w.store, e.ID, seal); err != nil {
 		return store.Seal{}, err
 	}
-	return w.store.SealOf(ctx, e.ID)
+	kept, err := w.store.SealOf(ctx, e.ID)
+	if err != nil {
+		return kept, err
+	}
+	return kept, w.audit(ctx, "seal.import", EntityKey(e), "subject", kept.Subject, "not_after", kept.NotAfter)
 }
 
 // sealFits refuses a seal that cannot sign for the entity: expired, or naming another organisation.
@@ -404,5 +474,8 @@ func sealFits(seal *signing.Seal, e store.Entity, now time.Time) error {
 
 // DeleteSeal forgets an entity's seal: the service stops signing for it.
 func (w *Workflow) DeleteSeal(ctx context.Context, entityID int64) error {
-	return asNotFound(w.store.DeleteSeal(ctx, entityID))
+	if err := w.store.DeleteSeal(ctx, entityID); err != nil {
+		return asNotFound(err)
+	}
+	return w.audit(ctx, "seal.delete", w.entitySubject(ctx, entityID))
 }

@@ -63,6 +63,8 @@ func (w *Workflow) CreateUser(ctx context.Context, n NewUser) (store.User, error
 	case n.Role == store.RoleAdmin || n.Role == store.RoleOperator || n.Role == store.RoleViewer:
 		if n.EntityID == 0 {
 			problems["entity"] = Problem{Code: CodeRequired}
+		} else if _, err := w.store.EntityByID(ctx, n.EntityID); errors.Is(err, store.ErrNotFound) {
+			problems["entity"] = Problem{Code: CodeNotFound}
 		}
 	default:
 		problems["role"] = Problem{Code: CodeInvalidValue}
@@ -75,10 +77,16 @@ func (w *Workflow) CreateUser(ctx context.Context, n NewUser) (store.User, error
 	if errors.Is(err, store.ErrConflict) {
 		return store.User{}, fieldError("username", CodeUsernameTaken)
 	}
-	if err != nil || n.Role == RoleSupport {
+	if err != nil {
 		return u, err
 	}
+	if n.Role == RoleSupport {
+		return u, w.audit(ctx, "user.create", u.Username, "role", n.Role)
+	}
 	if err := w.store.SetMembership(ctx, u.ID, n.EntityID, n.Role); err != nil {
+		return store.User{}, err
+	}
+	if err := w.audit(ctx, "user.create", u.Username, "role", n.Role, "entity", w.entitySubject(ctx, n.EntityID)); err != nil {
 		return store.User{}, err
 	}
 	return w.store.UserByID(ctx, u.ID)
@@ -96,7 +104,13 @@ func (w *Workflow) GrantRole(ctx context.Context, username string, entityID int6
 	if u.Support {
 		return store.User{}, fieldError("role", CodeInvalidValue)
 	}
+	if _, err := w.store.EntityByID(ctx, entityID); errors.Is(err, store.ErrNotFound) {
+		return store.User{}, fieldError("entity", CodeNotFound)
+	}
 	if err := w.store.SetMembership(ctx, u.ID, entityID, role); err != nil {
+		return store.User{}, err
+	}
+	if err := w.audit(ctx, "user.grant", u.Username, "role", role, "entity", w.entitySubject(ctx, entityID)); err != nil {
 		return store.User{}, err
 	}
 	return w.store.UserByID(ctx, u.ID)
@@ -131,7 +145,11 @@ func (w *Workflow) SetUserDisabled(ctx context.Context, username string, disable
 		return store.User{}, err
 	}
 	u.Disabled = disabled
-	return u, nil
+	action := "user.enable"
+	if disabled {
+		action = "user.disable"
+	}
+	return u, w.audit(ctx, action, u.Username)
 }
 
 // ResetPassword sets a user's password (the support team's reset) and ends all its sessions.
@@ -143,7 +161,10 @@ func (w *Workflow) ResetPassword(ctx context.Context, username, password string)
 	if err != nil {
 		return err
 	}
-	return w.store.SetPasswordHash(ctx, u.ID, store.HashPassword(password), 0)
+	if err := w.store.SetPasswordHash(ctx, u.ID, store.HashPassword(password), 0); err != nil {
+		return err
+	}
+	return w.audit(ctx, "user.reset_password", u.Username)
 }
 
 // ChangePassword is a user changing its own password: the current one must match. The session it is

@@ -139,6 +139,10 @@ func (s *Server) deliverOne(ctx context.Context, item store.OutboxItem, hooks *w
 		result.Done = true
 		return result
 	}
+	if p.Event == store.WebhookTestEvent { // a test tells how the receiver answers now: it is not tried again
+		result.Failed, result.Error = true, attempt.Error
+		return result
+	}
 	return s.retry(result, item, attempt.Error)
 }
 
@@ -161,6 +165,9 @@ func eventID(item store.OutboxItem) string { return "evt_" + item.PublicID }
 // entity, with public download links made for that entity. An entity that is no longer a party to the
 // document (an edit changed the customer) gets nothing: errNotAParty.
 func (s *Server) webhookBody(ctx context.Context, item store.OutboxItem, p webhookPayload) ([]byte, error) {
+	if p.Event == store.WebhookTestEvent {
+		return s.webhookTestBody(ctx, item, p)
+	}
 	d, err := s.store.DocumentByID(ctx, item.DocumentID)
 	if err != nil {
 		return nil, err
@@ -173,6 +180,16 @@ func (s *Server) webhookBody(ctx context.Context, item store.OutboxItem, p webho
 		return nil, err
 	}
 	return json.Marshal(webhookBody{Event: p.Event, EventID: eventID(item), CreatedAt: item.CreatedAt, Data: view})
+}
+
+// webhookTestBody is a test event: the entity it is for, and no document.
+func (s *Server) webhookTestBody(ctx context.Context, item store.OutboxItem, p webhookPayload) ([]byte, error) {
+	e, err := s.store.EntityByID(ctx, item.EntityID)
+	if err != nil {
+		return nil, err
+	}
+	data := map[string]any{"test": true, "entity": map[string]string{"name": e.Name, "nif": e.Country + e.NIF}}
+	return json.Marshal(webhookBody{Event: p.Event, EventID: eventID(item), CreatedAt: item.CreatedAt, Data: data})
 }
 
 // webhookClient posts events: it follows no redirect (a 3xx is a failure) and bounds each request.

@@ -21,29 +21,24 @@ type PDFOptions struct {
 	Location string
 }
 
-// SignPDF adds a PAdES B-B signature to a PDF as an incremental update, at time now.
+// SignPDF adds a PAdES B-B signature to a PDF as an incremental update, at time now. A PDF whose
+// cross-reference table is damaged is read from its objects (rebuildXref), and the update's
+// cross-reference section then lists every object, so that it no longer depends on the damaged one.
 func SignPDF(pdf []byte, seal *Seal, now time.Time, opts PDFOptions) ([]byte, error) {
 	f, err := parsePDF(pdf)
 	if err != nil {
 		return nil, err
 	}
-	rootRef, ok := f.trailer.get("Root").(pdfRef)
-	if !ok {
-		return nil, pdfErr("no /Root")
+	rootRef, root, pageRef, page, size, err := f.signingBase()
+	if err != nil && !f.repaired && isRepairable(err) { // a table that reads but points to the wrong places
+		if f, err = rebuildXref(pdf); err == nil {
+			rootRef, root, pageRef, page, size, err = f.signingBase()
+		}
 	}
-	root, ok := f.resolve(rootRef, 0).(pdfDict)
-	if !ok {
-		return nil, pdfErr("no catalog")
-	}
-	pageRef, page, err := f.firstPage(root)
 	if err != nil {
 		return nil, err
 	}
-	size, ok := f.trailer.get("Size").(int64)
-	if !ok || size <= 0 {
-		return nil, pdfErr("no /Size")
-	}
-	next := int(size)
+	next := size
 	sigRef := pdfRef{next, 0}
 	widgetRef := pdfRef{next + 1, 0}
 	next += 2
@@ -116,9 +111,13 @@ func SignPDF(pdf []byte, seal *Seal, now time.Time, opts PDFOptions) ([]byte, er
 	if len(pdf) > 0 && pdf[len(pdf)-1] != '\n' {
 		out.WriteByte('\n')
 	}
-	offsets := map[int]int64{}
+	entries := map[int]xrefEntry{}
+	if f.repaired { // the update's section is complete: every object, and the head of the free list
+		maps.Copy(entries, f.xref)
+		entries[0] = xrefEntry{gen: 65535}
+	}
 	for _, n := range slices.Sorted(maps.Keys(updates)) {
-		offsets[n] = int64(out.Len())
+		entries[n] = xrefEntry{kind: 1, offset: int64(out.Len())}
 		fmt.Fprintf(&out, "%d 0 obj\n", n)
 		writeValue(&out, updates[n])
 		out.WriteString("\nendobj\n")
@@ -131,11 +130,38 @@ func SignPDF(pdf []byte, seal *Seal, now time.Time, opts PDFOptions) ([]byte, er
 			trailer.set(k, v)
 		}
 	}
-	trailer.set("Prev", f.lastXref)
-	writeXref(&out, f.xrefIsTable, offsets, trailer, &next)
+	if !f.repaired {
+		trailer.set("Prev", f.lastXref)
+	}
+	writeXref(&out, f.xrefIsTable, entries, trailer, &next)
 
 	signed := out.Bytes()
 	return fillSignature(signed, seal)
+}
+
+// signingBase reads what a signature changes: the catalog, the first page, and the number of the
+// first new object.
+func (f *pdfFile) signingBase() (rootRef pdfRef, root pdfDict, pageRef pdfRef, page pdfDict, size int, err error) {
+	rootRef, ok := f.trailer.get("Root").(pdfRef)
+	if !ok {
+		return rootRef, root, pageRef, page, 0, pdfErr("no /Root")
+	}
+	if root, ok = f.resolve(rootRef, 0).(pdfDict); !ok {
+		return rootRef, root, pageRef, page, 0, pdfErr("no catalog")
+	}
+	if pageRef, page, err = f.firstPage(root); err != nil {
+		return rootRef, root, pageRef, page, 0, err
+	}
+	n, _ := f.trailer.get("Size").(int64)
+	if f.repaired {
+		for num := range f.xref {
+			n = max(n, int64(num)+1)
+		}
+	}
+	if n <= 0 || n > pdfMaxObjects {
+		return rootRef, root, pageRef, page, 0, pdfErr("no /Size")
+	}
+	return rootRef, root, pageRef, page, int(n), nil
 }
 
 // firstPage finds the first page of the page tree.
@@ -163,30 +189,43 @@ func (f *pdfFile) firstPage(root pdfDict) (pdfRef, pdfDict, error) {
 }
 
 // writeXref writes the update's cross-reference section in the form the file already uses: a table
-// with a trailer, or a cross-reference stream (which then is one more object).
-func writeXref(out *bytes.Buffer, table bool, offsets map[int]int64, trailer pdfDict, next *int) {
+// with a trailer, or a cross-reference stream (which then is one more object). Entries in object
+// streams need a stream.
+func writeXref(out *bytes.Buffer, table bool, entries map[int]xrefEntry, trailer pdfDict, next *int) {
+	for _, e := range entries {
+		table = table && e.kind != 2
+	}
 	xrefNum := *next // with a stream: its object number
 	if !table {
 		*next++
-		offsets[xrefNum] = int64(out.Len())
+		entries[xrefNum] = xrefEntry{kind: 1, offset: int64(out.Len())}
 	}
-	nums := slices.Sorted(maps.Keys(offsets))
-	if !table {
-		trailer.set("Size", int64(*next))
-		var rows bytes.Buffer
-		var index pdfArray
+	nums := slices.Sorted(maps.Keys(entries))
+	// runs calls row for each entry, after head for each run of consecutive numbers.
+	runs := func(head func(first, count int), row func(e xrefEntry)) {
 		for i := 0; i < len(nums); {
 			j := i
 			for j+1 < len(nums) && nums[j+1] == nums[j]+1 {
 				j++
 			}
-			index = append(index, int64(nums[i]), int64(j-i+1))
+			head(nums[i], j-i+1)
 			for k := i; k <= j; k++ {
-				o := offsets[nums[k]]
-				rows.Write([]byte{1, byte(o >> 24), byte(o >> 16), byte(o >> 8), byte(o), 0, 0})
+				row(entries[nums[k]])
 			}
 			i = j + 1
 		}
+	}
+	if !table {
+		trailer.set("Size", int64(*next))
+		var rows bytes.Buffer
+		var index pdfArray
+		runs(func(first, count int) { index = append(index, int64(first), int64(count)) }, func(e xrefEntry) {
+			a, b := e.offset, e.gen // kind 1: offset and generation; kind 0: next free and generation
+			if e.kind == 2 {
+				a, b = int64(e.stream), e.index
+			}
+			rows.Write([]byte{e.kind, byte(a >> 24), byte(a >> 16), byte(a >> 8), byte(a), byte(b >> 8), byte(b)})
+		})
 		d := trailer.clone()
 		d.set("Type", pdfName("XRef"))
 		d.set("W", pdfArray{int64(1), int64(4), int64(2)})
@@ -197,22 +236,18 @@ func writeXref(out *bytes.Buffer, table bool, offsets map[int]int64, trailer pdf
 		out.WriteString("\nstream\n")
 		out.Write(rows.Bytes())
 		out.WriteString("\nendstream\nendobj\n")
-		fmt.Fprintf(out, "startxref\n%d\n%%%%EOF\n", offsets[xrefNum])
+		fmt.Fprintf(out, "startxref\n%d\n%%%%EOF\n", entries[xrefNum].offset)
 		return
 	}
 	start := out.Len()
 	out.WriteString("xref\n")
-	for i := 0; i < len(nums); {
-		j := i
-		for j+1 < len(nums) && nums[j+1] == nums[j]+1 {
-			j++
+	runs(func(first, count int) { fmt.Fprintf(out, "%d %d\n", first, count) }, func(e xrefEntry) {
+		kind := "n"
+		if e.kind == 0 {
+			kind = "f"
 		}
-		fmt.Fprintf(out, "%d %d\n", nums[i], j-i+1)
-		for k := i; k <= j; k++ {
-			fmt.Fprintf(out, "%010d 00000 n \n", offsets[nums[k]])
-		}
-		i = j + 1
-	}
+		fmt.Fprintf(out, "%010d %05d %s \n", e.offset, e.gen, kind)
+	})
 	out.WriteString("trailer\n")
 	writeValue(out, trailer)
 	fmt.Fprintf(out, "\nstartxref\n%d\n%%%%EOF\n", start)

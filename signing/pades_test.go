@@ -157,46 +157,48 @@ func TestVerifyPDFReadsEachObjectOnce(t *testing.T) {
 func TestPAdESCheckedByPdfsigQpdfAndOpenSSL(t *testing.T) {
 	pdfsig, qpdf, openssl := ubltest.Need(t, "pdfsig"), ubltest.Need(t, "qpdf"), ubltest.Need(t, "openssl")
 	for name, pdf := range map[string][]byte{"table": minimalPDF(), "streams": compressedPDF(t)} {
-		t.Run(name, func(t *testing.T) {
-			signed, err := SignPDF(pdf, pki().seal, time.Now(), PDFOptions{Reason: "Fatura eletrónica"})
-			if err != nil {
-				t.Fatal(err)
-			}
-			dir := t.TempDir()
-			file := filepath.Join(dir, "signed.pdf")
-			os.WriteFile(file, signed, 0o600)
-			out, _ := exec.Command(pdfsig, file).CombinedOutput()
-			if !strings.Contains(string(out), "Signature Validation: Signature is Valid.") || !strings.Contains(string(out), "ETSI.CAdES.detached") ||
-				!strings.Contains(string(out), "Total document signed") {
-				t.Fatalf("pdfsig:\n%s", out)
-			}
-			if out, err := exec.Command(qpdf, "--check", file).CombinedOutput(); err != nil {
-				t.Fatalf("qpdf --check: %v\n%s", err, out)
-			}
-			// The CMS: no signing time, and openssl verifies it over the byte range with the CA.
-			f, _ := parsePDF(signed)
-			var sig pdfDict
-			root, _ := f.resolve(f.trailer.get("Root"), 0).(pdfDict)
-			form, _ := f.resolve(root.get("AcroForm"), 0).(pdfDict)
-			fields, _ := f.resolve(form.get("Fields"), 0).(pdfArray)
-			field, _ := f.resolve(fields[len(fields)-1], 0).(pdfDict)
-			sig, _ = f.resolve(field.get("V"), 0).(pdfDict)
-			cms := []byte(sig.get("Contents").(pdfString))
-			br := sig.get("ByteRange").(pdfArray)
-			start, end := br[1].(int64), br[2].(int64)
-			content := append(append([]byte{}, signed[:start]...), signed[end:]...)
-			cmsFile, contentFile := filepath.Join(dir, "sig.der"), filepath.Join(dir, "content.bin")
-			os.WriteFile(cmsFile, trimDER(cms), 0o600)
-			os.WriteFile(contentFile, content, 0o600)
-			printed, err := exec.Command(openssl, "cms", "-cmsout", "-print", "-inform", "DER", "-in", cmsFile).CombinedOutput()
-			if err != nil || strings.Contains(string(printed), "signingTime") || !strings.Contains(string(printed), "id-smime-aa-signingCertificateV2") {
-				t.Fatalf("openssl cms -print: %v\n%s", err, printed)
-			}
-			if out, err := exec.Command(openssl, "cms", "-verify", "-binary", "-inform", "DER", "-in", cmsFile, "-content", contentFile,
-				"-CAfile", writeCAPEM(t), "-purpose", "any", "-out", os.DevNull).CombinedOutput(); err != nil {
-				t.Fatalf("openssl cms -verify: %v\n%s", err, out)
-			}
-		})
+		for sealName, seal := range map[string]*Seal{"RSA": pki().seal, "ECDSA": pki().ecSeal} {
+			t.Run(name+"/"+sealName, func(t *testing.T) {
+				signed, err := SignPDF(pdf, seal, time.Now(), PDFOptions{Reason: "Fatura eletrónica"})
+				if err != nil {
+					t.Fatal(err)
+				}
+				dir := t.TempDir()
+				file := filepath.Join(dir, "signed.pdf")
+				os.WriteFile(file, signed, 0o600)
+				out, _ := exec.Command(pdfsig, file).CombinedOutput()
+				if !strings.Contains(string(out), "Signature Validation: Signature is Valid.") || !strings.Contains(string(out), "ETSI.CAdES.detached") ||
+					!strings.Contains(string(out), "Total document signed") {
+					t.Fatalf("pdfsig:\n%s", out)
+				}
+				if out, err := exec.Command(qpdf, "--check", file).CombinedOutput(); err != nil {
+					t.Fatalf("qpdf --check: %v\n%s", err, out)
+				}
+				// The CMS: no signing time, and openssl verifies it over the byte range with the CA.
+				f, _ := parsePDF(signed)
+				var sig pdfDict
+				root, _ := f.resolve(f.trailer.get("Root"), 0).(pdfDict)
+				form, _ := f.resolve(root.get("AcroForm"), 0).(pdfDict)
+				fields, _ := f.resolve(form.get("Fields"), 0).(pdfArray)
+				field, _ := f.resolve(fields[len(fields)-1], 0).(pdfDict)
+				sig, _ = f.resolve(field.get("V"), 0).(pdfDict)
+				cms := []byte(sig.get("Contents").(pdfString))
+				br := sig.get("ByteRange").(pdfArray)
+				start, end := br[1].(int64), br[2].(int64)
+				content := append(append([]byte{}, signed[:start]...), signed[end:]...)
+				cmsFile, contentFile := filepath.Join(dir, "sig.der"), filepath.Join(dir, "content.bin")
+				os.WriteFile(cmsFile, trimDER(cms), 0o600)
+				os.WriteFile(contentFile, content, 0o600)
+				printed, err := exec.Command(openssl, "cms", "-cmsout", "-print", "-inform", "DER", "-in", cmsFile).CombinedOutput()
+				if err != nil || strings.Contains(string(printed), "signingTime") || !strings.Contains(string(printed), "id-smime-aa-signingCertificateV2") {
+					t.Fatalf("openssl cms -print: %v\n%s", err, printed)
+				}
+				if out, err := exec.Command(openssl, "cms", "-verify", "-binary", "-inform", "DER", "-in", cmsFile, "-content", contentFile,
+					"-CAfile", writeCAPEM(t), "-purpose", "any", "-out", os.DevNull).CombinedOutput(); err != nil {
+					t.Fatalf("openssl cms -verify: %v\n%s", err, out)
+				}
+			})
+		}
 	}
 }
 

@@ -71,6 +71,7 @@ func pdfErr(format string, args ...any) error {
 type xrefEntry struct {
 	kind   byte // 1: at offset; 2: in object stream
 	offset int64
+	gen    int // its generation (kind 1), as a repair found it
 	stream int // object stream number (kind 2)
 	index  int
 }
@@ -85,12 +86,23 @@ type pdfFile struct {
 	objStms     map[int]map[int]any
 	objects     map[int64]any // what was read at an offset: each object is read once
 	inflated    int           // bytes decompressed so far; the whole file may inflate to pdfMaxDecompressed
+	repaired    bool          // the cross-reference chain was damaged: xref was rebuilt from the objects (rebuildXref)
 }
 
+// parsePDF reads a PDF's cross-reference chain, or rebuilds it from the objects when it is damaged.
 func parsePDF(data []byte) (*pdfFile, error) {
 	if !bytes.HasPrefix(bytes.TrimLeft(data[:min(len(data), 1024)], "\x00\t\n\r "), []byte("%PDF-")) {
 		return nil, pdfErr("no %%PDF- header")
 	}
+	f, err := followXref(data)
+	if isRepairable(err) {
+		return rebuildXref(data)
+	}
+	return f, err
+}
+
+// followXref reads the cross-reference chain from the last startxref.
+func followXref(data []byte) (*pdfFile, error) {
 	tail := data[max(0, len(data)-2048):]
 	i := bytes.LastIndex(tail, []byte("startxref"))
 	if i < 0 {
@@ -128,8 +140,8 @@ func parsePDF(data []byte) (*pdfFile, error) {
 		}
 		off = prev
 	}
-	if _, ok := f.trailer.get("Encrypt").(pdfRef); ok || f.trailer.get("Encrypt") != nil {
-		return nil, pdfErr("encrypted PDFs are not supported")
+	if f.trailer.get("Encrypt") != nil {
+		return nil, errEncrypted
 	}
 	return f, nil
 }

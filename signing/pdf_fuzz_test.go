@@ -1,6 +1,7 @@
 package signing
 
 import (
+	"bytes"
 	"errors"
 	"testing"
 	"time"
@@ -9,7 +10,8 @@ import (
 // FuzzVerifyPDF puts the PDF reader to the files a self-signing issuer could upload: every input is
 // either refused with ErrInvalidSignature or ErrNoSignature (which the service answers as the issuer's
 // error), or verified with a report for each signature; never a panic. The seeds are PDFs made here
-// (a classic cross-reference table, unsigned, signed once and twice, RSA and ECDSA) and, in
+// (a classic cross-reference table, unsigned, signed once and twice, RSA and ECDSA; the same with its
+// line endings converted, which damages its table, unsigned and signed after repair) and, in
 // testdata/fuzz/FuzzVerifyPDF, the renderer's sample invoice signed, a PDF rewritten by qpdf with object
 // and cross-reference streams and signed, and one signed by openssl cms the older PKCS#7 way.
 func FuzzVerifyPDF(f *testing.F) {
@@ -22,7 +24,12 @@ func FuzzVerifyPDF(f *testing.F) {
 	if err != nil {
 		f.Fatal(err)
 	}
-	for _, seed := range [][]byte{plain, once, twice} {
+	damaged := bytes.ReplaceAll(plain, []byte("\n"), []byte("\r\n"))
+	repaired, err := SignPDF(damaged, pki().seal, time.Now(), PDFOptions{})
+	if err != nil {
+		f.Fatal(err)
+	}
+	for _, seed := range [][]byte{plain, once, twice, damaged, repaired} {
 		f.Add(seed)
 	}
 	f.Fuzz(func(t *testing.T, pdf []byte) {

@@ -97,10 +97,17 @@ func tamperSignatureValue(s string) string {
 	return s[:i-len(v)] + string(flipped) + s[i:]
 }
 
-// xmlsec1 verifies both references (the document and SignedProperties) with the certificate chain.
+// xmlsec1 verifies both references (the document and SignedProperties) with the certificate chain,
+// of an RSA and of an ECDSA seal.
 func TestXAdESVerifiedByXmlsec1(t *testing.T) {
+	for name, seal := range map[string]*Seal{"RSA": pki().seal, "ECDSA": pki().ecSeal} {
+		t.Run(name, func(t *testing.T) { xmlsec1Verifies(t, seal) })
+	}
+}
+
+func xmlsec1Verifies(t *testing.T, seal *Seal) {
 	xmlsec := ubltest.Need(t, "xmlsec1")
-	signed, err := SignXML(sampleInvoice(t), pki().seal, time.Now(), XMLOptions{})
+	signed, err := SignXML(sampleInvoice(t), seal, time.Now(), XMLOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -123,6 +130,8 @@ func TestXAdESVerifiedByXmlsec1(t *testing.T) {
 	}
 }
 
+// xadesjs verifies what an RSA seal signs (it cannot read an ECDSA key from a certificate: "Cannot get
+// Curved name from the ECDSA public key").
 func TestXAdESVerifiedByXadesjs(t *testing.T) {
 	signed, err := SignXML(sampleInvoice(t), pki().seal, time.Now(), XMLOptions{})
 	if err != nil {

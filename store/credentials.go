@@ -119,6 +119,7 @@ func (s *Store) Credentials(ctx context.Context, kind string) ([]Credential, err
 
 // DisableCredential disables a credential and revokes every access token issued to it.
 func (s *Store) DisableCredential(ctx context.Context, id int64) error {
+	defer s.tokens.clear() // after the commit: a lookup meanwhile may have kept a token of it
 	return s.write(ctx, func(tx *sql.Tx) error {
 		res, err := tx.ExecContext(ctx, `UPDATE credentials SET disabled = 1 WHERE id = ?`, id)
 		if err != nil {
@@ -194,15 +195,25 @@ func (s *Store) IssueAccessToken(ctx context.Context, credentialID int64, scopes
 // LookupAccessToken returns a token that is neither expired, revoked nor held by a disabled credential;
 // ErrNotFound otherwise.
 func (s *Store) LookupAccessToken(ctx context.Context, token string) (AccessToken, error) {
+	var hash [32]byte
+	copy(hash[:], HashToken(token))
+	now := s.now()
+	if t, ok := s.tokens.get(hash, now); ok {
+		return t, nil
+	}
 	var t AccessToken
 	var scopes string
 	var expires int64
 	err := s.reader.QueryRowContext(ctx, `SELECT t.credential_id, t.scopes, t.expires_at
 		FROM access_tokens t JOIN credentials c ON c.id = t.credential_id
 		WHERE t.token_hash = ? AND t.revoked = 0 AND c.disabled = 0 AND t.expires_at > ?`,
-		HashToken(token), s.now().Unix()).Scan(&t.CredentialID, &scopes, &expires)
+		hash[:], now.Unix()).Scan(&t.CredentialID, &scopes, &expires)
+	if err != nil {
+		return AccessToken{}, mapError(err)
+	}
 	t.Scopes, t.ExpiresAt = splitScopes(scopes), time.Unix(expires, 0)
-	return t, mapError(err)
+	s.tokens.put(hash, t, now)
+	return t, nil
 }
 
 // UseNonce records a token-request nonce; ErrConflict when the credential already used it since

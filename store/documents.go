@@ -507,8 +507,11 @@ func (t *Tx) AddHistory(h HistoryEntry) error {
 	if h.State != "" {
 		state = h.State
 	}
-	_, err := t.tx.ExecContext(t.ctx, `INSERT INTO document_history (document_id, kind, state, description, data, created_at)
-		VALUES (?, ?, ?, ?, ?, ?)`, h.DocumentID, h.Kind, state, h.Description, data, t.now)
+	// The entry belongs to the document's recipient now (written here rather than by the trigger that
+	// would otherwise update the new row).
+	_, err := t.tx.ExecContext(t.ctx, `INSERT INTO document_history (document_id, kind, state, description, data, created_at,
+		recipient_id) VALUES (?, ?, ?, ?, ?, ?, (SELECT recipient_id FROM documents WHERE id = ?))`,
+		h.DocumentID, h.Kind, state, h.Description, data, t.now, h.DocumentID)
 	return err
 }
 

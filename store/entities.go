@@ -61,11 +61,12 @@ const entityColumns = `id, name, country, nif, public_key, pays_received, transa
 	process_states_enabled, signs_itself, service_signing, test_entity, mail_from_name, mail_from_address, mail_reply_to,
 	mail_attach_xml, created_at, updated_at`
 
-func scanEntity(row interface{ Scan(...any) error }) (Entity, error) {
+// scanEntity reads entityColumns, then the extra columns into extra.
+func scanEntity(row interface{ Scan(...any) error }, extra ...any) (Entity, error) {
 	var e Entity
-	err := row.Scan(&e.ID, &e.Name, &e.Country, &e.NIF, &e.PublicKey, &e.PaysReceived, &e.Transactions,
+	err := row.Scan(append([]any{&e.ID, &e.Name, &e.Country, &e.NIF, &e.PublicKey, &e.PaysReceived, &e.Transactions,
 		&e.ProcessStatesEnabled, &e.SignsItself, &e.ServiceSigning, &e.TestEntity, &e.Mail.FromName, &e.Mail.FromAddress,
-		&e.Mail.ReplyTo, &e.Mail.AttachXML, &e.CreatedAt, &e.UpdatedAt)
+		&e.Mail.ReplyTo, &e.Mail.AttachXML, &e.CreatedAt, &e.UpdatedAt}, extra...)...)
 	return e, mapError(err)
 }
 
@@ -95,6 +96,22 @@ func (s *Store) EntityByNIF(ctx context.Context, country, nif string) (Entity, e
 func (s *Store) EntityByPublicKey(ctx context.Context, key string) (Entity, error) {
 	return scanEntity(s.reader.QueryRowContext(ctx,
 		`SELECT `+entityColumns+` FROM entities WHERE public_key = ?`, key))
+}
+
+// Access is what a credential may do for an entity.
+type Access struct {
+	Authorized bool // the credential may act for the entity
+	Handshake  bool // and its legacy handshake is done
+}
+
+// EntityAccess finds the entity a public key identifies and what a credential may do for it, in one
+// read (authentication does it on every request).
+func (s *Store) EntityAccess(ctx context.Context, key string, credentialID int64) (Entity, Access, error) {
+	var handshake sql.NullBool // NULL when the credential is not authorised for the entity
+	e, err := scanEntity(s.reader.QueryRowContext(ctx, `SELECT `+entityColumns+`,
+		(SELECT handshake_at IS NOT NULL FROM authorizations WHERE credential_id = ? AND entity_id = entities.id)
+		FROM entities WHERE public_key = ?`, credentialID, key), &handshake)
+	return e, Access{Authorized: handshake.Valid, Handshake: handshake.Bool}, err
 }
 
 // EntityByID finds an entity by its id.

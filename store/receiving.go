@@ -8,9 +8,11 @@ import (
 	"strings"
 )
 
-// InboxFilter selects an entity's received documents that are neither imported nor rejected.
+// InboxFilter selects an entity's received documents that are neither imported nor rejected, or, with
+// Issued, every document the entity issued.
 type InboxFilter struct {
-	RecipientID int64
+	RecipientID int64 // the entity (the issuer, with Issued)
+	Issued      bool
 	Number      string
 	TypeCode    string
 	SupplierNIF string
@@ -23,6 +25,10 @@ type InboxFilter struct {
 // match in all.
 func (s *Store) Inbox(ctx context.Context, f InboxFilter) ([]Document, int, error) {
 	where := []string{"recipient_id = ?", "imported_at IS NULL", "state IN ('sent', 'accepted')"}
+	order, counter := "id DESC", "inbox"
+	if f.Issued { // newest emission first: the order of the issuer's index
+		where, order, counter = []string{"issuer_id = ?"}, "emission_date DESC, id DESC", "issued"
+	}
 	args := []any{f.RecipientID}
 	add := func(cond string, v any) { where, args = append(where, cond), append(args, v) }
 	if f.Number != "" {
@@ -46,11 +52,11 @@ func (s *Store) Inbox(ctx context.Context, f InboxFilter) ([]Document, int, erro
 		return nil, 0, err
 	}
 	defer tx.Rollback()
-	total, err := listTotal(ctx, tx, len(args) == 1, "inbox", f.RecipientID, `SELECT count(*) FROM documents WHERE `+cond, args)
+	total, err := listTotal(ctx, tx, len(args) == 1, counter, f.RecipientID, `SELECT count(*) FROM documents WHERE `+cond, args)
 	if err != nil {
 		return nil, 0, err
 	}
-	docs, err := s.documentRows(ctx, tx, `SELECT `+documentColumns+` FROM documents WHERE `+cond+` ORDER BY id DESC LIMIT ? OFFSET ?`,
+	docs, err := s.documentRows(ctx, tx, `SELECT `+documentColumns+` FROM documents WHERE `+cond+` ORDER BY `+order+` LIMIT ? OFFSET ?`,
 		append(args, f.Limit, f.Offset)...)
 	return docs, total, err
 }

@@ -45,6 +45,7 @@ type Store struct {
 	reader  *sql.DB
 	secrets *secretBox
 	ids     *publicIDs
+	tokens  tokenCache // access tokens found valid, kept briefly
 	now     func() time.Time
 
 	writeTurn chan struct{} // holds a token while a write transaction runs

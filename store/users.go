@@ -134,7 +134,12 @@ func (s *Store) withMemberships(ctx context.Context, u User) (User, error) {
 
 // Users lists every user with its memberships, by username.
 func (s *Store) Users(ctx context.Context) ([]User, error) {
-	rows, err := s.reader.QueryContext(ctx, `SELECT `+userColumns+` FROM users ORDER BY username`)
+	return s.listUsers(ctx, `SELECT `+userColumns+` FROM users ORDER BY username`)
+}
+
+// listUsers reads the users a query selects (userColumns), each with its memberships.
+func (s *Store) listUsers(ctx context.Context, query string, args ...any) ([]User, error) {
+	rows, err := s.reader.QueryContext(ctx, query, args...)
 	if err != nil {
 		return nil, err
 	}

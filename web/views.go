@@ -15,6 +15,7 @@ type Base struct {
 	Flash    *Flash
 	Here     string // the current path and query, for forms that come back to it
 	LangLink string // the link that switches to the other language
+	Issue    string // the link to issue a document; empty when the user may not
 }
 
 // B returns the page's Base; every view model has one.
@@ -76,6 +77,7 @@ type StateCount struct {
 
 // Attention is something that needs a person: rejected documents, documents waiting to be sent, …
 type Attention struct {
+	Key   string // the label's catalogue key, for scripts and tests
 	Label string
 	Count int
 	Href  string
@@ -160,85 +162,6 @@ type ErrorPage struct {
 	Base
 	Status  int
 	Message string
-}
-
-// DocumentPage is one document: rendered from its UBL, with its state, timeline, files and the actions
-// the user may take.
-type DocumentPage struct {
-	Base
-	Ref        string // the document's id in links
-	Number     string
-	Type       string
-	IssueDate  string
-	DueDate    string
-	Currency   string
-	Badges     []Badge
-	Seller     PartyBlock
-	Buyer      PartyBlock
-	References []Field
-	Notes      []string
-	Lines      []LineRow
-	Charges    []ChargeRow // document-level allowances and charges
-	Taxes      []TaxRow
-	Totals     []Field
-	Payment    []Field
-	Reasons    []Field // rejection reasons and the like, with their date
-	Timeline   []Event
-	Files      []FileLink
-	PDF        string // the address of the PDF shown inline; empty when there is none
-	Actions    DocumentActions
-}
-
-// Badge is a labelled state.
-type Badge struct {
-	Label, Value, Class string
-}
-
-// PartyBlock is a party with its address and identifiers.
-type PartyBlock struct {
-	Title   string
-	Name    string
-	TaxID   string
-	Address []string
-	Contact []string
-}
-
-// Field is a label and its value.
-type Field struct {
-	Label, Value string
-}
-
-// LineRow is a document line.
-type LineRow struct {
-	ID, Name, Description, Quantity, Unit, Price, Tax, Net string
-}
-
-// ChargeRow is a document-level allowance or charge.
-type ChargeRow struct {
-	Kind, Reason, Amount, Tax string
-}
-
-// TaxRow is one VAT category of the breakdown.
-type TaxRow struct {
-	Category, Rate, Taxable, Tax, Exemption string
-}
-
-// Event is one entry of the timeline.
-type Event struct {
-	When, What, Detail string
-}
-
-// FileLink is a downloadable file.
-type FileLink struct {
-	Label, Href, Kind string
-}
-
-// DocumentActions are the forms the page offers; each is empty when the user may not use it.
-type DocumentActions struct {
-	Decide        bool // accept or reject (the recipient, while the document is sent)
-	Import        bool // mark imported (the recipient)
-	ProcessStates []Option
-	Errors        map[string]*FieldError // by field, after a refused action
 }
 
 // ValidatePage checks a UBL file against the official rules without issuing it.

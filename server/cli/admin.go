@@ -56,6 +56,11 @@ func admin(args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	cmd, ok := findAdminCommand(args[0], args[1])
+	flagArgs := args[2:]
+	if !ok && len(args) > 2 { // a noun of two words: `as2 partner create`
+		cmd, ok = findAdminCommand(args[0]+" "+args[1], args[2])
+		flagArgs = args[3:]
+	}
 	if !ok {
 		fmt.Fprintf(stderr, "einvoice admin: unknown command %q\n", args[0]+" "+args[1])
 		printAdminUsage(stderr)
@@ -67,7 +72,7 @@ func admin(args []string, stdout, stderr io.Writer) int {
 	dataDir := fs.String("data", "", "data folder (overrides storage.data_dir)")
 	asJSON := fs.Bool("json", false, "print JSON")
 	runCmd := cmd.flags(fs)
-	if err := fs.Parse(args[2:]); errors.Is(err, flag.ErrHelp) {
+	if err := fs.Parse(flagArgs); errors.Is(err, flag.ErrHelp) {
 		return 0
 	} else if err != nil {
 		return 2
@@ -76,7 +81,7 @@ func admin(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "einvoice admin: unexpected argument %q\n", fs.Arg(0))
 		return 2
 	}
-	ctx := context.Background()
+	ctx := server.WithActor(context.Background(), server.Actor{Kind: server.ActorCLI})
 	cfg, st, err := openInstallation(ctx, *configPath, *dataDir, true)
 	var ce configError
 	if errors.As(err, &ce) {
@@ -212,6 +217,7 @@ var adminCommands = []adminCommand{
 	{"seal", "import", "--nif NIF --file F.p12 [--password-file F | --password-env VAR]  (else asked)", sealImport},
 	{"seal", "list", "[--nif NIF]  subject, issuer, validity; warns 30 days before expiry", sealList},
 	{"seal", "delete", "--nif NIF  (the service stops signing for the entity)", sealDelete},
+	{"audit", "list", "[--actor U] [--action A] [--subject S] [--from DATE] [--to DATE] [--limit N] [--page N]  support changes, newest first", auditList},
 }
 
 // taxIDFlags declares --nif and --country; the NIF may carry its country prefix ("PT500000000").

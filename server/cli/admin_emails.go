@@ -1,16 +1,11 @@
 package cli
 
 import (
-	"bufio"
 	"flag"
 	"fmt"
 	"io"
-	"mime"
-	"net/mail"
-	"os"
 	"path/filepath"
 	"slices"
-	"sort"
 	"strings"
 
 	"einvoice/store"
@@ -59,66 +54,22 @@ func dash(s string) string {
 	return s
 }
 
-// outboxMessage is one .eml file of the outbox transport.
-type outboxMessage struct {
-	File    string `json:"file"`
-	Date    string `json:"date"`
-	To      string `json:"to"`
-	Subject string `json:"subject"`
-	Size    int64  `json:"size"`
-}
-
 func emailsOutbox(fs *flag.FlagSet) func(*adminEnv) error {
 	limit := fs.Int("limit", 50, "at most this many, newest first")
 	return func(a *adminEnv) error {
-		dir := a.cfg.mailConfig().OutboxDir
-		entries, err := os.ReadDir(dir)
-		if os.IsNotExist(err) {
-			entries, err = nil, nil
+		if *limit < 1 || *limit > 10000 {
+			return usagef("--limit must be between 1 and 10000")
 		}
+		dir, out, err := a.wf.OutboxMessages(*limit)
 		if err != nil {
 			return err
-		}
-		sort.Slice(entries, func(i, j int) bool { return entries[i].Name() > entries[j].Name() })
-		out := []outboxMessage{}
-		for _, e := range entries {
-			if len(out) >= *limit || !strings.HasSuffix(e.Name(), ".eml") {
-				continue
-			}
-			m, err := readOutboxMessage(filepath.Join(dir, e.Name()))
-			if err != nil {
-				return err
-			}
-			out = append(out, m)
 		}
 		return a.print(out, func(w io.Writer) {
 			fmt.Fprintf(w, "%d message(s) in %s\n", len(out), dir)
 			fmt.Fprintln(w, "DATE\tTO\tSUBJECT\tSIZE\tFILE")
 			for _, m := range out {
-				fmt.Fprintf(w, "%s\t%s\t%s\t%d\t%s\n", m.Date, m.To, m.Subject, m.Size, m.File)
+				fmt.Fprintf(w, "%s\t%s\t%s\t%d\t%s\n", m.Date, m.To, m.Subject, m.Size, filepath.Join(dir, m.File))
 			}
 		})
 	}
-}
-
-func readOutboxMessage(path string) (outboxMessage, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return outboxMessage{}, err
-	}
-	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return outboxMessage{}, err
-	}
-	msg, err := mail.ReadMessage(bufio.NewReader(io.LimitReader(f, 1<<20)))
-	if err != nil {
-		return outboxMessage{}, fmt.Errorf("%s: %w", path, err)
-	}
-	dec := new(mime.WordDecoder)
-	subject, err := dec.DecodeHeader(msg.Header.Get("Subject"))
-	if err != nil {
-		subject = msg.Header.Get("Subject")
-	}
-	return outboxMessage{File: path, Date: msg.Header.Get("Date"), To: msg.Header.Get("To"), Subject: subject, Size: st.Size()}, nil
 }

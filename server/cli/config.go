@@ -30,6 +30,7 @@ type Config struct {
 	Mail        server.MailConfig        `toml:"mail"`
 	Portal      server.PortalConfig      `toml:"portal"`
 	Log         LogConfig                `toml:"log"`
+	AS2         server.AS2Config         `toml:"as2"`
 }
 
 // StorageConfig is the [storage] section.
@@ -188,6 +189,7 @@ func (c Config) serverConfig() server.Config {
 		Webhooks:    c.Webhooks,
 		Mail:        c.mailConfig(),
 		Portal:      c.Portal,
+		AS2:         c.AS2,
 	}
 }
 

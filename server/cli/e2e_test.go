@@ -22,19 +22,28 @@ import (
 	"einvoice/server"
 )
 
-// buildBinary builds einvoice once per test run.
-var buildBinary = sync.OnceValues(func() (string, error) {
-	dir, err := os.MkdirTemp("", "einvoice-e2e")
-	if err != nil {
-		return "", err
+// The end-to-end tests run this test binary as einvoice: with runAsEinvoice set, TestMain runs the
+// command line as main does, so no second binary is built (and linked) for them.
+const runAsEinvoice = "EINVOICE_TEST_RUN_AS_EINVOICE"
+
+func TestMain(m *testing.M) {
+	if os.Getenv(runAsEinvoice) == "1" {
+		os.Exit(Run(os.Args[1:], os.Stdout, os.Stderr))
 	}
-	bin := filepath.Join(dir, "einvoice")
-	out, err := exec.Command("go", "build", "-o", bin, "einvoice").CombinedOutput()
+	os.Exit(m.Run())
+}
+
+// einvoice is a command of the einvoice binary (this one, run as einvoice).
+func einvoice(t *testing.T, args ...string) *exec.Cmd {
+	t.Helper()
+	self, err := os.Executable()
 	if err != nil {
-		return "", fmt.Errorf("go build: %v\n%s", err, out)
+		t.Fatal(err)
 	}
-	return bin, nil
-})
+	cmd := exec.Command(self, args...)
+	cmd.Env = append(os.Environ(), runAsEinvoice+"=1")
+	return cmd
+}
 
 // process is a running `einvoice serve`.
 type process struct {
@@ -58,13 +67,9 @@ func (s *syncBuffer) String() string { s.mu.Lock(); defer s.mu.Unlock(); return 
 // startDemo starts the real binary on port 0 in the data folder and waits until it serves.
 func startDemo(t *testing.T, data string, args ...string) (*process, server.DemoCredentials) {
 	t.Helper()
-	bin, err := buildBinary()
-	if err != nil {
-		t.Fatal(err)
-	}
 	p := &process{stderr: &syncBuffer{}, done: make(chan error, 1)}
-	p.cmd = exec.Command(bin, append([]string{"serve", "--demo", "--data", data, "--listen", "127.0.0.1:0"}, args...)...)
-	p.cmd.Env = append(os.Environ(), "EINVOICE_CONFIG=")
+	p.cmd = einvoice(t, append([]string{"serve", "--demo", "--data", data, "--listen", "127.0.0.1:0"}, args...)...)
+	p.cmd.Env = append(p.cmd.Env, "EINVOICE_CONFIG=")
 	p.cmd.Stderr = p.stderr
 	if err := p.cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -174,8 +179,7 @@ func TestEndToEndDemoInstallation(t *testing.T) {
 	}
 
 	// The admin command works on the same data folder while the server runs.
-	bin, _ := buildBinary()
-	out, err := exec.Command(bin, "admin", "entity", "list", "--data", data, "--json").Output()
+	out, err := einvoice(t, "admin", "entity", "list", "--data", data, "--json").Output()
 	if err != nil || !strings.Contains(string(out), b.PublicKey) {
 		t.Fatalf("admin while serving: %v %s", err, out)
 	}
@@ -200,7 +204,7 @@ func TestEndToEndDemoInstallation(t *testing.T) {
 	}
 
 	// kill -9 loses nothing committed: the connection declined now is declined after the restart.
-	out, err = exec.Command(bin, "admin", "connection", "decline", "--id", "1", "--reason", "testing", "--data", data).CombinedOutput()
+	out, err = einvoice(t, "admin", "connection", "decline", "--id", "1", "--reason", "testing", "--data", data).CombinedOutput()
 	if err != nil {
 		t.Fatalf("decline: %v %s", err, out)
 	}
@@ -294,8 +298,7 @@ func TestEndToEndWebhooksSurviveKill(t *testing.T) {
 	data := t.TempDir()
 	p, creds := startDemo(t, data)
 	a, b := creds.Entities[0], creds.Entities[1]
-	bin, _ := buildBinary()
-	if out, err := exec.Command(bin, "admin", "webhook", "create", "--nif", b.NIF, "--url", recv.URL, "--key", key,
+	if out, err := einvoice(t, "admin", "webhook", "create", "--nif", b.NIF, "--url", recv.URL, "--key", key,
 		"--events", "document.received", "--data", data).CombinedOutput(); err != nil {
 		t.Fatalf("webhook create: %v %s", err, out)
 	}

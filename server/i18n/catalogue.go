@@ -182,7 +182,7 @@ var catalogue = map[string]Text{
 	"event.edit":          {"Nova versão do documento", "New version of the document"},
 	"event.import":        {"Importado pelo destinatário", "Imported by the recipient"},
 	"event.process_state": {"Estado de processamento", "Process state"},
-	"event.edi":           {"Mensagem EDI", "EDI message"},
+	"event.edi":           {"Estado EDI: %s", "EDI state: %s"},
 	"nav.validate":        {"Validar", "Validate"},
 	"validate.title":      {"Validar um documento UBL", "Validate a UBL document"},
 	"validate.intro":      {"Verifica um ficheiro XML com as regras oficiais (UBL 2.1, CIUS-PT 2.1.2, PEPPOL BIS 3 Order) sem o emitir.", "Checks an XML file against the official rules (UBL 2.1, CIUS-PT 2.1.2, PEPPOL BIS 3 Order) without issuing it."},

@@ -1,7 +1,6 @@
 package portal
 
 import (
-	"encoding/json"
 	"mime"
 	"net/http"
 	"strings"
@@ -35,7 +34,12 @@ func (p *Portal) documentPage(c echo.Context, status int, errs map[string]*web.F
 	if err != nil {
 		return p.workflowError(c, err)
 	}
+	signatures, err := p.wf.DocumentSignatures(c.Request().Context(), d)
+	if err != nil {
+		return err
+	}
 	v := documentView(b, a, d, lang)
+	v.Signatures = signatureBadges(signatures, lang)
 	v.Actions.Errors = errs
 	v.Title = v.Type + " " + v.Number
 	return p.render(c, status, "document", v)
@@ -132,6 +136,7 @@ func documentView(b web.Base, a server.Access, d server.DocumentDetail, lang str
 		}
 	}
 	v.Timeline, v.Reasons = timeline(d.History, lang)
+	v.Emails = emailRows(d.Emails, lang)
 
 	base := "/portal/documents/" + doc.PublicID
 	v.Files = append(v.Files, web.FileLink{Label: doc.Number + ".xml", Href: base + "/xml", Kind: "XML"},
@@ -143,6 +148,14 @@ func documentView(b web.Base, a server.Access, d server.DocumentDetail, lang str
 		}
 	}
 
+	if d.AsIssuer && a.CanAct() {
+		v.Actions.Resend = true
+		v.Actions.Addresses = strings.Join(doc.EmailAddresses, ", ")
+		if server.Editable(doc) {
+			v.Actions.Correct = base + "/correct"
+			v.Actions.SendByEmail, v.Actions.NoXMLSign, v.Actions.NoPDFSign = doc.SendByEmail, doc.DisableXMLSign, doc.DisablePDFSign
+		}
+	}
 	if !d.AsIssuer && a.CanAct() {
 		v.Actions.Decide = doc.State == store.StateSent
 		v.Actions.Import = doc.ImportedAt == "" && doc.State != store.StateRejected
@@ -182,42 +195,6 @@ func taxLabel(t ubl.TaxCategory) string {
 		return t.ID
 	}
 	return t.ID + " " + t.Percent.String() + "%"
-}
-
-// timeline is the history as the page shows it, and the reasons given (rejections and the like).
-func timeline(history []store.HistoryEntry, lang string) (events []web.Event, reasons []web.Field) {
-	for _, h := range history {
-		var data map[string]any
-		json.Unmarshal(h.Data, &data)
-		str := func(k string) string { s, _ := data[k].(string); return s }
-		e := web.Event{When: h.CreatedAt}
-		switch h.Kind {
-		case "state":
-			e.What = i18n.T(lang, "event.state", i18n.T(lang, "state."+h.State))
-			if r := str("reason"); r != "" {
-				e.Detail = r
-				reasons = append(reasons, web.Field{Label: h.CreatedAt + " · " + i18n.T(lang, "state."+h.State), Value: r})
-			}
-		case "email":
-			e.What = i18n.T(lang, "event.email", h.Description)
-			e.Detail = str("address")
-		case "edit":
-			e.What = i18n.T(lang, "event.edit")
-		case "import":
-			e.What = i18n.T(lang, "event.import")
-		case "process_state":
-			e.What = i18n.T(lang, "event.process_state")
-			e.Detail = strings.TrimSpace(str("identification_code") + " " + str("name"))
-		case "edi":
-			e.What = i18n.T(lang, "event.edi")
-			e.Detail = h.Description
-		default:
-			e.What = h.Kind
-			e.Detail = h.Description
-		}
-		events = append(events, e)
-	}
-	return events, reasons
 }
 
 // documentFile sends a file of the document: as an attachment, or inline (?inline=1, for the PDF's

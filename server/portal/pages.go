@@ -86,9 +86,19 @@ func (p *Portal) base(c echo.Context, title, here string) (server.Access, web.Ba
 	}
 	for _, n := range []struct{ href, key string }{
 		{"/portal/", "nav.dashboard"}, {"/portal/issued", "nav.issued"}, {"/portal/received", "nav.received"},
-		{"/portal/tosend", "nav.tosend"}, {"/portal/validate", "nav.validate"},
+		{"/portal/tosend", "nav.tosend"}, {"/portal/validate", "nav.validate"}, {"/portal/connections", "nav.connections"},
 	} {
 		b.Nav = append(b.Nav, web.NavLink{Href: n.href, Label: i18n.T(r.lang, n.key), Current: n.href == here})
+	}
+	if a.CanAct() {
+		b.Issue = "/portal/documents/new"
+		b.Nav = append(b.Nav, web.NavLink{Href: b.Issue, Label: i18n.T(r.lang, "nav.new"), Current: b.Issue == here})
+	}
+	if a.CanAdmin() {
+		b.Nav = append(b.Nav, web.NavLink{Href: "/portal/settings", Label: i18n.T(r.lang, "nav.settings"), Current: here == "/portal/settings"})
+	}
+	if r.user.Support {
+		b.Nav = append(b.Nav, web.NavLink{Href: "/portal/admin/", Label: i18n.T(r.lang, "nav.admin"), Current: here == "/portal/admin/"})
 	}
 	return a, b, nil
 }
@@ -141,8 +151,20 @@ func (p *Portal) dashboard(c echo.Context) error {
 		{"attention.tosend", "/portal/tosend", counts.Issued[store.StateToSend]},
 	} {
 		if at.n > 0 {
-			v.Attention = append(v.Attention, web.Attention{Label: i18n.T(lang, at.key), Count: at.n, Href: at.href})
+			v.Attention = append(v.Attention, web.Attention{Key: at.key, Label: i18n.T(lang, at.key), Count: at.n, Href: at.href})
 		}
+	}
+	attention, err := p.wf.Attention(ctx, a)
+	if err != nil {
+		return err
+	}
+	if n := len(attention.FailedEmails); n > 0 {
+		// The newest failure's document: its page lists its e-mails and sends them again.
+		href := "/portal/documents/" + attention.FailedEmails[0].DocumentRef
+		v.Attention = append(v.Attention, web.Attention{Key: "attention.failed_emails", Label: i18n.T(lang, "attention.failed_emails"), Count: n, Href: href})
+	}
+	if n := len(attention.FailingWebhooks); n > 0 {
+		v.Attention = append(v.Attention, web.Attention{Key: "attention.failing_webhooks", Label: i18n.T(lang, "attention.failing_webhooks"), Count: n, Href: "/portal/settings#webhooks"})
 	}
 	latest, _, err := p.wf.ListDocuments(ctx, a, store.DocumentFilter{Side: store.SideIssued, Sort: "-date", Limit: 10})
 	if err != nil {

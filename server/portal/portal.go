@@ -79,6 +79,8 @@ func (p *Portal) routes(e *echo.Echo) {
 	in.GET("/issued.zip", p.exportZIP(store.SideIssued))
 	in.GET("/received.zip", p.exportZIP(store.SideReceived))
 	in.GET("/tosend.zip", p.exportZIP(store.SideToSend))
+	in.GET("/documents/new", p.uploadForm)
+	in.POST("/documents/new", p.upload)
 	in.GET("/documents/:id", p.document)
 	in.GET("/documents/:id/xml", p.documentFile("xml"))
 	in.GET("/documents/:id/pdf", p.documentFile("pdf"))
@@ -86,11 +88,18 @@ func (p *Portal) routes(e *echo.Echo) {
 	in.POST("/documents/:id/decision", p.act(p.decide, "doc.decided"))
 	in.POST("/documents/:id/import", p.act(p.markImported, "doc.marked_imported"))
 	in.POST("/documents/:id/processstate", p.act(p.setProcessState, "doc.process_state_set"))
+	in.POST("/documents/:id/resend", p.act(p.resend, "doc.resent"))
+	in.GET("/documents/:id/correct", p.correctForm)
+	in.POST("/documents/:id/correct", p.correct)
 	in.GET("/validate", p.validateForm)
 	in.POST("/validate", p.validate)
 	in.GET("/account", p.account)
 	in.POST("/account/password", p.changePassword)
 	in.POST("/account/sessions/:id/end", p.endSession)
+	p.settingsRoutes(in)
+	in.GET("/connections", p.connections)
+	in.POST("/connections", p.requestConnection)
+	p.adminRoutes(in)
 	g.RouteNotFound("/*", func(c echo.Context) error { return p.fail(c, http.StatusNotFound, "error.not_found") })
 }
 
@@ -145,6 +154,8 @@ func (p *Portal) loadSession(next echo.HandlerFunc) echo.HandlerFunc {
 			switch {
 			case err == nil:
 				r.session, r.user = ss, u
+				ctx := server.WithActor(c.Request().Context(), server.Actor{Kind: server.ActorPortal, Name: u.Username})
+				c.SetRequest(c.Request().WithContext(ctx))
 			case errors.Is(err, store.ErrNotFound):
 				p.clearCookie(c, sessionCookie)
 			default:

@@ -1,11 +1,10 @@
 package portal
 
 import (
-	"io"
 	"net/http"
 	"path/filepath"
-	"strings"
 
+	"einvoice/server"
 	"einvoice/server/i18n"
 	"einvoice/ubl"
 	"einvoice/web"
@@ -14,9 +13,6 @@ import (
 )
 
 // The validator page: any UBL file checked against the official rules, nothing issued or kept.
-
-// maxValidateBytes bounds the file the page reads.
-const maxValidateBytes = 25 << 20
 
 func (p *Portal) validateForm(c echo.Context) error {
 	return p.validatePage(c, http.StatusOK, "auto", "", nil)
@@ -44,27 +40,20 @@ func (p *Portal) validate(c echo.Context) error {
 	if !ok {
 		profileName, profile = "auto", ubl.Auto
 	}
-	fh, err := c.FormFile("file")
-	if err != nil {
-		return p.validatePage(c, http.StatusBadRequest, profileName, i18n.T(lang, "validate.no_file"), nil)
-	}
-	f, err := fh.Open()
-	if err != nil {
+	data, name, err := readUpload(c, "file")
+	switch codes := server.FieldCodes(err); {
+	case codes == nil && err != nil:
 		return err
-	}
-	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, maxValidateBytes+1))
-	if err != nil {
-		return err
-	}
-	if len(data) > maxValidateBytes {
+	case codes["file"] == server.CodeBodyTooLarge:
 		return p.validatePage(c, http.StatusRequestEntityTooLarge, profileName, i18n.T(lang, "validate.too_large"), nil)
+	case err != nil:
+		return p.validatePage(c, http.StatusBadRequest, profileName, i18n.T(lang, "validate.no_file"), nil)
 	}
 	r, _, err := ubl.Check(c.Request().Context(), data, profile, lang)
 	if err != nil {
 		return err
 	}
-	report := &web.ValidationReport{File: filepath.Base(fh.Filename), Accepted: !r.Rejected(), Profile: string(r.Profile),
+	report := &web.ValidationReport{File: filepath.Base(name), Accepted: !r.Rejected(), Profile: string(r.Profile),
 		Schema: r.XSDValid, Reason: r.NoVerdict}
 	if r.Root != nil {
 		report.Root = *r.Root
@@ -75,8 +64,7 @@ func (p *Portal) validate(c echo.Context) error {
 		} else {
 			report.Warnings++
 		}
-		report.Findings = append(report.Findings, web.FindingRow{Flag: f.Flag, Rule: f.Rule,
-			Message: strings.TrimPrefix(f.Message, "["+f.Rule+"]-"), Location: f.Location})
+		report.Findings = append(report.Findings, findingRow(f))
 	}
 	return p.validatePage(c, http.StatusOK, profileName, "", report)
 }

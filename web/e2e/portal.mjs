@@ -6,6 +6,9 @@ import { chromium } from 'playwright-core';
 import { createHmac, randomBytes } from 'node:crypto';
 import { readFileSync, mkdirSync } from 'node:fs';
 import { createServer } from 'node:http';
+import { settingsWalk } from './settings.mjs';
+import { adminWalk } from './admin.mjs';
+import { documentsWalk } from './documents.mjs';
 
 const [base, credentialsFile, shots] = process.argv.slice(2);
 const creds = JSON.parse(readFileSync(credentialsFile, 'utf8'));
@@ -170,6 +173,10 @@ try {
   check('support: English from the browser', (await sup.page.getAttribute('html', 'lang')) === 'en');
   await shot(sup.page, 'support-overview');
   check('support: no JavaScript error', sup.page.errors.length === 0, sup.page.errors.join('; '));
+
+  await settingsWalk({ base, creds, bearer, user: supplierUser, session, check, shot });
+  await adminWalk({ base, creds, check, session, shot, token });
+  await documentsWalk({ base, sample, check, shot, session, supplierUser, customerUser, stamp });
 
   // Signing out ends the session.
   await s.page.click('form[action="/portal/logout"] button');

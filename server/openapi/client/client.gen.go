@@ -516,6 +516,36 @@ func (e GetStatesReportParamsState) Valid() bool {
 	}
 }
 
+// Defines values for WebhookTestJSONBodyDataTest.
+const (
+	WebhookTestJSONBodyDataTestTrue WebhookTestJSONBodyDataTest = true
+)
+
+// Valid indicates whether the value is a known member of the WebhookTestJSONBodyDataTest enum.
+func (e WebhookTestJSONBodyDataTest) Valid() bool {
+	switch e {
+	case WebhookTestJSONBodyDataTestTrue:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for WebhookTestJSONBodyEvent.
+const (
+	WebhookTest WebhookTestJSONBodyEvent = "webhook.test"
+)
+
+// Valid indicates whether the value is a known member of the WebhookTestJSONBodyEvent enum.
+func (e WebhookTestJSONBodyEvent) Valid() bool {
+	switch e {
+	case WebhookTest:
+		return true
+	default:
+		return false
+	}
+}
+
 // AllowanceCharge defines model for AllowanceCharge.
 type AllowanceCharge struct {
 	Amount     string   `json:"amount"`
@@ -1136,11 +1166,12 @@ type Line struct {
 		Name  *string `json:"name,omitempty"`
 		Value *string `json:"value,omitempty"`
 	} `json:"additional_property,omitempty"`
-	AllowanceCharge *[]AllowanceCharge `json:"allowance_charge,omitempty"`
-	Amount          string             `json:"amount"`
-	BaseQuantity    *string            `json:"base_quantity,omitempty"`
-	BuyerNumber     *string            `json:"buyer_number,omitempty"`
-	Commitment      *struct {
+	AllowanceCharge   *[]AllowanceCharge `json:"allowance_charge,omitempty"`
+	Amount            string             `json:"amount"`
+	BaseQuantity      *string            `json:"base_quantity,omitempty"`
+	BuyerMaterialCode *string            `json:"buyer_material_code,omitempty"`
+	BuyerNumber       *string            `json:"buyer_number,omitempty"`
+	Commitment        *struct {
 		Line   *string `json:"line,omitempty"`
 		Number *string `json:"number,omitempty"`
 	} `json:"commitment,omitempty"`
@@ -1162,12 +1193,13 @@ type Line struct {
 		BaseAmount *string `json:"base_amount,omitempty"`
 		Type       *string `json:"type,omitempty"`
 	} `json:"price_discount,omitempty"`
-	Quantity     string                    `json:"quantity"`
-	References   *[]map[string]interface{} `json:"references,omitempty"`
-	SellerNumber *string                   `json:"seller_number,omitempty"`
-	TaxAmount    *string                   `json:"tax_amount,omitempty"`
-	TaxesInfo    *[]TaxInfo                `json:"taxes_info,omitempty"`
-	Unit         string                    `json:"unit"`
+	Quantity           string                    `json:"quantity"`
+	References         *[]map[string]interface{} `json:"references,omitempty"`
+	SellerMaterialCode *string                   `json:"seller_material_code,omitempty"`
+	SellerNumber       *string                   `json:"seller_number,omitempty"`
+	TaxAmount          *string                   `json:"tax_amount,omitempty"`
+	TaxesInfo          *[]TaxInfo                `json:"taxes_info,omitempty"`
+	Unit               string                    `json:"unit"`
 }
 
 // LineData defines model for LineData.
@@ -1262,12 +1294,16 @@ type Party struct {
 	BuildingNumber   *string `json:"building_number,omitempty"`
 	City             *string `json:"city,omitempty"`
 	CompanyLegalForm *string `json:"company_legal_form,omitempty"`
-	Country          *string `json:"country,omitempty"`
-	CountryCode      *string `json:"country_code,omitempty"`
-	Email            *string `json:"email,omitempty"`
-	Gln              *string `json:"gln,omitempty"`
-	Id               *string `json:"id,omitempty"`
-	Name             string  `json:"name"`
+
+	// Country The country's name.
+	Country     *string `json:"country,omitempty"`
+	CountryCode *string `json:"country_code,omitempty"`
+	Email       *string `json:"email,omitempty"`
+	Gln         *string `json:"gln,omitempty"`
+
+	// Id The entity's id when the party is an entity of this installation.
+	Id   *string `json:"id,omitempty"`
+	Name string  `json:"name"`
 
 	// Number The tax ID without country prefix.
 	Number     string  `json:"number"`
@@ -1337,6 +1373,7 @@ type PaymentMeans struct {
 	CardName            *string `json:"card_name,omitempty"`
 	CardNumber          *string `json:"card_number,omitempty"`
 	Code                *string `json:"code,omitempty"`
+	Credits             *string `json:"credits,omitempty"`
 	DebitedAccount      *string `json:"debited_account,omitempty"`
 	DebitedMandate      *string `json:"debited_mandate,omitempty"`
 	Iban                *string `json:"iban,omitempty"`
@@ -1826,6 +1863,43 @@ type WebhookDocumentStateParams struct {
 	WebhookSignature string `json:"webhook-signature"`
 }
 
+// WebhookTestJSONBody defines parameters for WebhookTest.
+type WebhookTestJSONBody struct {
+	CreatedAt string `json:"created_at"`
+	Data      struct {
+		Entity struct {
+			Name string `json:"name"`
+
+			// Nif With its country prefix.
+			Nif string `json:"nif"`
+		} `json:"entity"`
+		Test WebhookTestJSONBodyDataTest `json:"test"`
+	} `json:"data"`
+	Event   WebhookTestJSONBodyEvent `json:"event"`
+	EventId string                   `json:"event_id"`
+}
+
+// WebhookTestParams defines parameters for WebhookTest.
+type WebhookTestParams struct {
+	// Authorization `Bearer KEY`, the webhook's key.
+	Authorization string `json:"Authorization"`
+
+	// WebhookId The event id, the same on every retry.
+	WebhookId string `json:"webhook-id"`
+
+	// WebhookTimestamp Unix seconds.
+	WebhookTimestamp string `json:"webhook-timestamp"`
+
+	// WebhookSignature `v1,` and the Base64 HMAC-SHA256 of `id.timestamp.body`, keyed with KEY (or the decoded bytes of a `whsec_` key).
+	WebhookSignature string `json:"webhook-signature"`
+}
+
+// WebhookTestJSONBodyDataTest defines parameters for WebhookTest.
+type WebhookTestJSONBodyDataTest bool
+
+// WebhookTestJSONBodyEvent defines parameters for WebhookTest.
+type WebhookTestJSONBodyEvent string
+
 // PostDocumentJSONRequestBody defines body for PostDocument for application/json ContentType.
 type PostDocumentJSONRequestBody = DocumentData
 
@@ -1879,6 +1953,9 @@ type DocumentReceivedWebhookJSONRequestBody = WebhookEvent
 
 // WebhookDocumentStateJSONRequestBody defines body for WebhookDocumentState for application/json ContentType.
 type WebhookDocumentStateJSONRequestBody = WebhookEvent
+
+// WebhookTestJSONRequestBody defines body for WebhookTest for application/json ContentType.
+type WebhookTestJSONRequestBody WebhookTestJSONBody
 
 // Getter for additional properties for ConnectionRequestForm. Returns the specified
 // element and whether it was found
@@ -3235,6 +3312,15 @@ type ClientInterface interface {
 	// Corresponds with GET /apps/documents/{id}/history (the `GetDocumentHistory` operationId).
 	GetDocumentHistory(ctx context.Context, id DocumentID, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// DeleteDocumentLinks Revoke the public links to the document's files
+	//
+	// Ends every public file link the acting entity was given for the document until now (in document
+	// views, list items and webhook events); links made afterwards work. A document the entity may not
+	// read is 404 `e330`.
+	//
+	// Corresponds with DELETE /apps/documents/{id}/links (the `DeleteDocumentLinks` operationId).
+	DeleteDocumentLinks(ctx context.Context, id DocumentID, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// GetDocumentPDF Download the document's visual PDF
 	//
 	// Rendered (and signed) on first request when the document came without one.
@@ -3598,6 +3684,25 @@ func (c *Client) GetDocumentFile(ctx context.Context, id DocumentID, file string
 // Corresponds with GET /apps/documents/{id}/history (the `GetDocumentHistory` operationId).
 func (c *Client) GetDocumentHistory(ctx context.Context, id DocumentID, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewGetDocumentHistoryRequest(c.Server, id)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// DeleteDocumentLinks Revoke the public links to the document's files
+//
+// Ends every public file link the acting entity was given for the document until now (in document
+// views, list items and webhook events); links made afterwards work. A document the entity may not
+// read is 404 `e330`.
+//
+// Corresponds with DELETE /apps/documents/{id}/links (the `DeleteDocumentLinks` operationId).
+func (c *Client) DeleteDocumentLinks(ctx context.Context, id DocumentID, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewDeleteDocumentLinksRequest(c.Server, id)
 	if err != nil {
 		return nil, err
 	}
@@ -4376,6 +4481,40 @@ func NewGetDocumentHistoryRequest(server string, id DocumentID) (*http.Request, 
 	}
 
 	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewDeleteDocumentLinksRequest constructs an http.Request for the DeleteDocumentLinks method
+func NewDeleteDocumentLinksRequest(server string, id DocumentID) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/apps/documents/%s/links", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodDelete, queryURL.String(), nil)
 	if err != nil {
 		return nil, err
 	}
@@ -5227,6 +5366,17 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with GET /apps/documents/{id}/history (the `GetDocumentHistory` operationId).
 	GetDocumentHistoryWithResponse(ctx context.Context, id DocumentID, reqEditors ...RequestEditorFn) (*GetDocumentHistoryResponse, error)
+
+	// DeleteDocumentLinksWithResponse Revoke the public links to the document's files
+	//
+	// Ends every public file link the acting entity was given for the document until now (in document
+	// views, list items and webhook events); links made afterwards work. A document the entity may not
+	// read is 404 `e330`.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with DELETE /apps/documents/{id}/links (the `DeleteDocumentLinks` operationId).
+	DeleteDocumentLinksWithResponse(ctx context.Context, id DocumentID, reqEditors ...RequestEditorFn) (*DeleteDocumentLinksResponse, error)
 
 	// GetDocumentPDFWithResponse Download the document's visual PDF
 	//
@@ -6277,6 +6427,112 @@ func (r GetDocumentHistoryResponse) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r GetDocumentHistoryResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// DeleteDocumentLinksResponse429Headers the declared response headers of an HTTP 429 response for DeleteDocumentLinks
+type DeleteDocumentLinksResponse429Headers struct {
+	RetryAfter *int
+}
+
+type DeleteDocumentLinksResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *struct {
+		Message  Message `json:"message"`
+		Response struct {
+			Data struct {
+				Id string `json:"id"`
+			} `json:"data"`
+		} `json:"response"`
+		Success bool `json:"success"`
+	}
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *Forbidden
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooMany
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *Internal
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *Unavailable
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *DeleteDocumentLinksResponse429Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r DeleteDocumentLinksResponse) GetJSON200() *struct {
+	Message  Message `json:"message"`
+	Response struct {
+		Data struct {
+			Id string `json:"id"`
+		} `json:"data"`
+	} `json:"response"`
+	Success bool `json:"success"`
+} {
+	return r.JSON200
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r DeleteDocumentLinksResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r DeleteDocumentLinksResponse) GetJSON403() *Forbidden {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r DeleteDocumentLinksResponse) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r DeleteDocumentLinksResponse) GetJSON429() *TooMany {
+	return r.JSON429
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r DeleteDocumentLinksResponse) GetJSON500() *Internal {
+	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r DeleteDocumentLinksResponse) GetJSON503() *Unavailable {
+	return r.JSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r DeleteDocumentLinksResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r DeleteDocumentLinksResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r DeleteDocumentLinksResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r DeleteDocumentLinksResponse) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -7713,6 +7969,23 @@ func (c *ClientWithResponses) GetDocumentHistoryWithResponse(ctx context.Context
 	return ParseGetDocumentHistoryResponse(rsp)
 }
 
+// DeleteDocumentLinksWithResponse Revoke the public links to the document's files
+//
+// Ends every public file link the acting entity was given for the document until now (in document
+// views, list items and webhook events); links made afterwards work. A document the entity may not
+// read is 404 `e330`.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with DELETE /apps/documents/{id}/links (the `DeleteDocumentLinks` operationId).
+func (c *ClientWithResponses) DeleteDocumentLinksWithResponse(ctx context.Context, id DocumentID, reqEditors ...RequestEditorFn) (*DeleteDocumentLinksResponse, error) {
+	rsp, err := c.DeleteDocumentLinks(ctx, id, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseDeleteDocumentLinksResponse(rsp)
+}
+
 // GetDocumentPDFWithResponse Download the document's visual PDF
 //
 // Rendered (and signed) on first request when the document came without one.
@@ -8754,6 +9027,95 @@ func ParseGetDocumentHistoryResponse(rsp *http.Response) (*GetDocumentHistoryRes
 	switch {
 	case rsp.StatusCode == 429:
 		var headers GetDocumentHistoryResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseDeleteDocumentLinksResponse parses an HTTP response from a DeleteDocumentLinksWithResponse call
+func ParseDeleteDocumentLinksResponse(rsp *http.Response) (*DeleteDocumentLinksResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &DeleteDocumentLinksResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest struct {
+			Message  Message `json:"message"`
+			Response struct {
+				Data struct {
+					Id string `json:"id"`
+				} `json:"data"`
+			} `json:"response"`
+			Success bool `json:"success"`
+		}
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooMany
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest Internal
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 429:
+		var headers DeleteDocumentLinksResponse429Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
 			var value int
 			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
@@ -9915,6 +10277,11 @@ type WebhookInitiatorInterface interface {
 	WebhookDocumentStateWithBody(ctx context.Context, targetURL string, params *WebhookDocumentStateParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	WebhookDocumentState(ctx context.Context, targetURL string, params *WebhookDocumentStateParams, body WebhookDocumentStateJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// WebhookTestWithBody fires the webhookTest webhook with any body
+	WebhookTestWithBody(ctx context.Context, targetURL string, params *WebhookTestParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	WebhookTest(ctx context.Context, targetURL string, params *WebhookTestParams, body WebhookTestJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 }
 
 func (p *WebhookInitiator) DocumentReceivedWebhookWithBody(ctx context.Context, targetURL string, params *DocumentReceivedWebhookParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -9955,6 +10322,30 @@ func (p *WebhookInitiator) WebhookDocumentStateWithBody(ctx context.Context, tar
 
 func (p *WebhookInitiator) WebhookDocumentState(ctx context.Context, targetURL string, params *WebhookDocumentStateParams, body WebhookDocumentStateJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewWebhookDocumentStateWebhookRequest(targetURL, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := p.applyWebhookEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return p.Client.Do(req)
+}
+
+func (p *WebhookInitiator) WebhookTestWithBody(ctx context.Context, targetURL string, params *WebhookTestParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewWebhookTestWebhookRequestWithBody(targetURL, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := p.applyWebhookEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return p.Client.Do(req)
+}
+
+func (p *WebhookInitiator) WebhookTest(ctx context.Context, targetURL string, params *WebhookTestParams, body WebhookTestJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewWebhookTestWebhookRequest(targetURL, params, body)
 	if err != nil {
 		return nil, err
 	}
@@ -10048,6 +10439,76 @@ func NewWebhookDocumentStateWebhookRequest(targetURL string, params *WebhookDocu
 
 // NewWebhookDocumentStateWebhookRequestWithBody builds a POST request for the webhookDocumentState webhook with any body
 func NewWebhookDocumentStateWebhookRequestWithBody(targetURL string, params *WebhookDocumentStateParams, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+	_ = err
+
+	reqURL, err := url.Parse(targetURL)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, reqURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	if params != nil {
+
+		var headerParam0 string
+
+		headerParam0, err = runtime.StyleParamWithOptions("simple", false, "Authorization", params.Authorization, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+		if err != nil {
+			return nil, err
+		}
+
+		req.Header.Set("Authorization", headerParam0)
+
+		var headerParam1 string
+
+		headerParam1, err = runtime.StyleParamWithOptions("simple", false, "webhook-id", params.WebhookId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+		if err != nil {
+			return nil, err
+		}
+
+		req.Header.Set("webhook-id", headerParam1)
+
+		var headerParam2 string
+
+		headerParam2, err = runtime.StyleParamWithOptions("simple", false, "webhook-timestamp", params.WebhookTimestamp, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+		if err != nil {
+			return nil, err
+		}
+
+		req.Header.Set("webhook-timestamp", headerParam2)
+
+		var headerParam3 string
+
+		headerParam3, err = runtime.StyleParamWithOptions("simple", false, "webhook-signature", params.WebhookSignature, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+		if err != nil {
+			return nil, err
+		}
+
+		req.Header.Set("webhook-signature", headerParam3)
+
+	}
+	return req, nil
+}
+
+// NewWebhookTestWebhookRequest builds a application/json POST request for the webhookTest webhook
+func NewWebhookTestWebhookRequest(targetURL string, params *WebhookTestParams, body WebhookTestJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewWebhookTestWebhookRequestWithBody(targetURL, params, "application/json", bodyReader)
+}
+
+// NewWebhookTestWebhookRequestWithBody builds a POST request for the webhookTest webhook with any body
+func NewWebhookTestWebhookRequestWithBody(targetURL string, params *WebhookTestParams, contentType string, body io.Reader) (*http.Request, error) {
 	var err error
 	_ = err
 
