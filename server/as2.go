@@ -21,15 +21,24 @@ import (
 
 	"einvoice/server/edi"
 	"einvoice/server/edi/as2"
+
 	"einvoice/signing"
 	"einvoice/store"
+	"github.com/labstack/echo/v4"
 )
 
 // AS2Config is the [as2] section: how this installation presents itself to AS2 partners.
 type AS2Config struct {
 	ID     string `toml:"id"`      // this installation's AS2 id; the host name when empty
 	MDNURL string `toml:"mdn_url"` // where partners post asynchronous MDNs; public_url + "/as2" when empty
+	// RequestsPerMinute is how many requests one client address may make to POST /as2 a minute; 0 is
+	// unlimited.
+	RequestsPerMinute int `toml:"requests_per_minute"`
 }
+
+// DefaultAS2RequestsPerMinute is the inbound AS2 route's limit per client address unless [as2] says
+// otherwise.
+const DefaultAS2RequestsPerMinute = 1200
 
 // Timeouts of AS2 requests to partners: one delivery (with its synchronous MDN) and one asynchronous MDN.
 const (
@@ -346,4 +355,33 @@ func (b as2Book) Received(ctx context.Context, partner, messageID string) (bool,
 
 func (b as2Book) RecordReceived(ctx context.Context, partner, messageID, mic string) error {
 	return b.w.store.RecordAS2Message(ctx, partner, store.AS2Inbound, messageID, mic)
+}
+
+// as2Inbox hands what AS2 partners send to the workflow. A message the workflow refuses is refused for
+// good (a negative MDN); any other failure is passing, so the partner sends it again.
+type as2Inbox struct{ w *Workflow }
+
+func (in as2Inbox) Receive(ctx context.Context, partner, messageID string, payload []byte) error {
+	err := in.w.Receive(ctx, partner, messageID, payload)
+	if err != nil && codeFor(err).Status < http.StatusInternalServerError { // refused, with its code
+		return edi.Permanent{Err: err}
+	}
+	return err
+}
+
+func (in as2Inbox) Acknowledge(ctx context.Context, messageID string, ok bool, detail string) error {
+	return in.w.Acknowledge(ctx, messageID, ok, detail)
+}
+
+// receiveAS2 is POST /as2: messages and asynchronous MDNs from AS2 partners, who authenticate by the
+// signature of their certificate; each client address is held to [as2] requests_per_minute.
+func (s *Server) receiveAS2() echo.HandlerFunc {
+	handler := echo.WrapHandler(s.AS2Handler(as2Inbox{s.Workflow}))
+	limit := newRateLimiter[string](s.cfg.AS2.RequestsPerMinute, time.Minute, time.Minute)
+	return func(c echo.Context) error {
+		if wait, ok := limit.allow(clientAddress(c), s.now()); !ok {
+			return retryLater(CodeRateLimited, wait)
+		}
+		return handler(c)
+	}
 }

@@ -78,7 +78,8 @@ func viewConnection(c store.Connection, lang string) connectionView {
 	return v
 }
 
-// getConnection is GET /apps/external-connections/{id}: a request the acting entity is part of, or 404.
+// getConnection is GET /apps/external-connections/{id}: a request the acting entity is part of or
+// asked for as the EDI operator, or 404.
 func (s *Server) getConnection(c echo.Context) error {
 	id, err := s.store.ParsePublicID(store.KindConnection, c.Param("id"))
 	if err != nil {
@@ -86,7 +87,7 @@ func (s *Server) getConnection(c echo.Context) error {
 	}
 	conn, err := s.store.ConnectionByID(c.Request().Context(), id)
 	me := actingEntity(c).ID
-	if err == store.ErrNotFound || err == nil && conn.From.ID != me && conn.To.ID != me {
+	if err == store.ErrNotFound || err == nil && conn.From.ID != me && conn.To.ID != me && conn.OperatorEntityID != me {
 		return fail(CodeNotFound)
 	}
 	if err != nil {

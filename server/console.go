@@ -97,19 +97,11 @@ func (w *Workflow) AllWebhookAttempts(ctx context.Context, limit int) ([]Webhook
 // ReviewConnection is the support team's decision on a connection: its state, the reason shown to the
 // requester, and the team's own observation (spec 2.2 admin_observation; empty leaves it as it is).
 func (w *Workflow) ReviewConnection(ctx context.Context, id int64, state, reason, observation string) (store.Connection, error) {
-	errs := FieldErrors{}
-	optionalText(errs, "admin_observation", &observation, maxDescriptionLength)
-	if err := errs.orNil(); err != nil {
-		return store.Connection{}, err
+	d := ConnectionDecision{State: state, Reason: reason}
+	if observation != "" {
+		d.AdminObservation = &observation
 	}
-	c, err := w.SetConnectionState(ctx, id, state, reason)
-	if err != nil || observation == "" || observation == c.AdminObservation {
-		return c, err
-	}
-	if c, err = w.store.SetConnectionObservation(ctx, id, observation); err != nil {
-		return c, err
-	}
-	return c, w.audit(ctx, "connection.observation", c.PublicID, "observation", observation)
+	return w.DecideConnection(ctx, id, d)
 }
 
 // RequestConnection is an entity asking for a connection to another entity of this installation, by

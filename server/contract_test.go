@@ -27,16 +27,7 @@ import (
 	"github.com/getkin/kin-openapi/routers/legacy"
 )
 
-// checkContract holds one API call of a test to the OpenAPI document: the answer must be one the
-// document describes for the operation (status and body), and a request the service accepted must be
-// one the document allows. testEnv.do calls it for every request, so every API test checks
-// conformance as it goes.
-
-// awaitedShapes are operations whose documented answer another branch is building: the connection
-// requests of spec 4.4. Their mismatches are logged, not failed, until then; remove each once its
-// branch is merged.
-var awaitedShapes = []string{"postExternalConnections"}
-
+// contractRouter finds a request's operation in the document.
 var contractRouter = sync.OnceValues(func() (routers.Router, error) {
 	doc, err := openapi.Load()
 	if err != nil {
@@ -48,9 +39,10 @@ var contractRouter = sync.OnceValues(func() (routers.Router, error) {
 	return legacy.NewRouter(doc)
 })
 
-// awaitedSeen holds the mismatches of awaitedShapes already logged: each is logged once.
-var awaitedSeen sync.Map
-
+// checkContract holds one API call of a test to the OpenAPI document: the answer must be one the
+// document describes for the operation (status and body), and a request the service accepted must be
+// one the document allows. testEnv.do calls it for every request, so every API test checks
+// conformance as it goes.
 func checkContract(t *testing.T, method, path string, header map[string]string, body string, rec *httptest.ResponseRecorder) {
 	t.Helper()
 	router, err := contractRouter()
@@ -96,18 +88,10 @@ func checkContract(t *testing.T, method, path string, header map[string]string, 
 	reportContract(t, route.Operation.OperationID, method+" "+path, problems)
 }
 
-// reportContract fails the test with the problems of an operation, or logs them (once) when the
-// operation is one of awaitedShapes.
+// reportContract fails the test with the problems of one call of an operation.
 func reportContract(t *testing.T, id, call string, problems []string) {
 	t.Helper()
-	detail := strings.Join(problems, "\n")
-	if slices.Contains(awaitedShapes, id) {
-		if _, seen := awaitedSeen.LoadOrStore(id+detail, true); !seen {
-			t.Log("awaited shape: contract: " + call + " (" + id + "): " + detail)
-		}
-		return
-	}
-	t.Error("contract: " + call + " (" + id + "): " + detail)
+	t.Error("contract: " + call + " (" + id + "): " + strings.Join(problems, "\n"))
 }
 
 // webhooksChecked counts the webhook calls checked, by test.

@@ -155,13 +155,17 @@ func (w *Workflow) issue(ctx context.Context, req issueRequest) (Issued, error) 
 	}
 
 	var out Issued
-	var webhooks, mails bool
+	var webhooks, mails, ediQueued bool
 	err = w.store.Update(ctx, func(tx *store.Tx) error {
 		recipient, err := recipientOf(tx, counterparty)
 		if err != nil {
 			return err
 		}
-		if err := w.testModeAllows(req, recipient); err != nil {
+		via, err := ediRouteOf(tx, req.issuer, counterparty, &recipient)
+		if err != nil {
+			return err
+		}
+		if err := w.testModeAllows(req, recipient, via.deliverable()); err != nil {
 			return err
 		}
 		if recipient != nil {
@@ -186,6 +190,9 @@ func (w *Workflow) issue(ctx context.Context, req issueRequest) (Issued, error) 
 		state, toSend, err := route(tx, req.issuer, recipient)
 		if err != nil {
 			return err
+		}
+		if via != nil { // it goes sent once the EDI partner acknowledges it
+			state, toSend = store.StateToSend, via.toSend
 		}
 		doc.State, doc.ToSendStatus, doc.EDIState = state, toSend, ediPending
 		if state == store.StateSent {
@@ -215,6 +222,11 @@ func (w *Workflow) issue(ctx context.Context, req issueRequest) (Issued, error) 
 		if err := chargeTransactions(tx, req, &doc, recipient, files); err != nil {
 			return err
 		}
+		if ediQueued = via.deliverable(); ediQueued {
+			if err := queueDocumentDelivery(tx, &doc, req.issuer, via); err != nil {
+				return err
+			}
+		}
 		out.Document = doc
 		if err := recordChange(tx, &doc, before.State, out.Edited, recipient); err != nil {
 			return err
@@ -230,6 +242,9 @@ func (w *Workflow) issue(ctx context.Context, req issueRequest) (Issued, error) 
 	}
 	if err == nil && mails {
 		w.jobs.trigger(jobEmails)
+	}
+	if err == nil && ediQueued {
+		w.jobs.trigger(jobEDI)
 	}
 	return out, err
 }
@@ -263,8 +278,8 @@ func splitTaxID(id, def string) (country, nif string) {
 }
 
 // testModeAllows applies the test environment's limits: only the test entities issue, to each other,
-// or by e-mail to a recipient that is not an entity here.
-func (w *Workflow) testModeAllows(req issueRequest, recipient *store.Entity) error {
+// by e-mail to a recipient that is not an entity here, or by EDI over an approved connection.
+func (w *Workflow) testModeAllows(req issueRequest, recipient *store.Entity, viaEDI bool) error {
 	if !w.cfg.TestMode() {
 		return nil
 	}
@@ -274,7 +289,7 @@ func (w *Workflow) testModeAllows(req issueRequest, recipient *store.Entity) err
 	switch {
 	case recipient != nil && recipient.TestEntity && recipient.ID != req.issuer.ID:
 		return nil
-	case recipient == nil && req.flags.SendByEmail:
+	case recipient == nil && (req.flags.SendByEmail || viaEDI):
 		return nil
 	}
 	return fieldError("customer", CodeTestRecipient)

@@ -154,6 +154,9 @@ func (s *Server) scheduleJobs() error {
 		s.jobs.every(s.cfg.Webhooks.Interval, job{name: jobWebhooks, run: s.deliverWebhooks, quiet: true}),
 		s.jobs.every(s.cfg.Mail.Interval, job{name: jobEmails, run: s.deliverEmails, quiet: true}),
 		s.jobs.every(s.cfg.Mail.Interval, job{name: jobNotices, run: s.deliverNotices, quiet: true}),
+		s.jobs.every(s.cfg.Mail.Interval, job{name: jobConnectionMail, run: s.deliverConnectionMail, quiet: true}),
+		s.jobs.every(s.cfg.EDI.Interval, job{name: jobEDI, run: s.deliverEDI, quiet: true}),
+		s.jobs.every(s.cfg.EDI.PollInterval, job{name: jobEDIPoll, run: s.pollEDI, quiet: true}),
 		s.scheduleBounceMailbox(),
 	)
 }

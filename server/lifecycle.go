@@ -62,6 +62,16 @@ const (
 	espapPaid           docEvent = "29"
 )
 
+// What becomes of a document's EDI delivery.
+const (
+	evEDIDelivered docEvent = "edi_delivered" // the partner acknowledged it
+	evEDIFailed    docEvent = "edi_failed"    // the partner refused it for good, or every attempt failed
+)
+
+// espapCodes is every eSPap code a status message may carry.
+var espapCodes = []docEvent{espapAccepted, espapError, espapRegularization, espapReturned, espapProcessed,
+	espapCreditAccepted, espapInPayment, espapPaid}
+
 // docStatus is where a document stands. In a transition's outcome an empty field keeps the value.
 type docStatus struct{ state, edi string }
 
@@ -98,6 +108,11 @@ var lifecycle = []transition{
 	{on: evReject, by: byRecipient, from: []string{store.StateSent}, to: []docStatus{{store.StateRejected, ediRegularization}}},
 	// The support team records a rejection a recipient made outside the API.
 	{on: evReject, by: bySupport, from: []string{store.StateSent}, to: []docStatus{{store.StateRejected, ediRegularization}}},
+
+	// A document queued for an EDI partner goes sent when the partner acknowledges it; refused for good,
+	// it waits for the issuer to correct it and send it again.
+	{on: evEDIDelivered, by: byEDI, from: []string{store.StateToSend}, fromEDI: []string{ediPending}, to: []docStatus{{store.StateSent, ediDelivered}}},
+	{on: evEDIFailed, by: byEDI, from: []string{store.StateToSend}, fromEDI: []string{ediPending}, to: []docStatus{{store.StateToSend, ediError}}},
 
 	// Status messages from the EDI network, by eSPap code.
 	{on: espapAccepted, by: byEDI, from: []string{store.StateToSend, store.StateSent}, fromEDI: ediInTransit, to: []docStatus{{store.StateSent, ediAccepted}}},
@@ -192,9 +207,6 @@ func stateChanged(tx *store.Tx, d *store.Document, previous string, data map[str
 // code is the eSPap code (ACCEPTED, ERROR, 14, 22, 11, 30, 33, 29) and description the message's text,
 // kept as the reason of a rejection or an error.
 func (w *Workflow) EDIStatus(ctx context.Context, documentID int64, code, description string) (store.Document, error) {
-	if len([]rune(description)) > maxReasonLength {
-		return store.Document{}, fieldError("description", CodeInvalidValue)
-	}
 	var d store.Document
 	err := w.store.Update(ctx, func(tx *store.Tx) error {
 		var err error
@@ -203,20 +215,31 @@ func (w *Workflow) EDIStatus(ctx context.Context, documentID int64, code, descri
 		} else if err != nil {
 			return err
 		}
-		t, ok := permit(docEvent(code), byEDI, d)
-		if !ok {
-			return fieldError("code", CodeInvalidValue)
-		}
-		data := map[string]string{"edi_status": code}
-		if description != "" {
-			data["reason"] = description
-		}
-		return moveDocument(tx, &d, t, data)
+		return applyEDIStatus(tx, &d, code, description)
 	})
 	if err == nil {
 		w.jobs.trigger(jobWebhooks)
 	}
 	return d, err
+}
+
+// applyEDIStatus moves a document as an eSPap status code says, in a transaction.
+func applyEDIStatus(tx *store.Tx, d *store.Document, code, description string) error {
+	if len([]rune(description)) > maxReasonLength {
+		return fieldError("description", CodeInvalidValue)
+	}
+	if !slices.Contains(espapCodes, docEvent(code)) {
+		return fieldError("code", CodeInvalidValue)
+	}
+	t, ok := permit(docEvent(code), byEDI, *d)
+	if !ok {
+		return fieldError("code", CodeInvalidValue)
+	}
+	data := map[string]string{"edi_status": code}
+	if description != "" {
+		data["reason"] = description
+	}
+	return moveDocument(tx, d, t, data)
 }
 
 // maxEvents bounds the events one request marks read.

@@ -92,6 +92,17 @@ func TestLifecycleTable(t *testing.T) {
 		{espapPaid, byEDI, rejected, nil},
 		{espapPaid, byEDI, toSend, nil},
 		{docEvent("99"), byEDI, forwarded, nil},
+
+		// The EDI delivery of a document queued for a partner.
+		{evEDIDelivered, byEDI, toSend, []docStatus{delivered}},
+		{evEDIDelivered, byEDI, toSendError, nil},
+		{evEDIDelivered, byEDI, delivered, nil},
+		{evEDIDelivered, byEDI, forwarded, nil},
+		{evEDIDelivered, byIssuer, toSend, nil},
+		{evEDIFailed, byEDI, toSend, []docStatus{toSendError}},
+		{evEDIFailed, byEDI, delivered, nil},
+		{evEDIFailed, byEDI, toSendError, nil},
+		{evEDIFailed, byRecipient, toSend, nil},
 		{espapProcessed, byRecipient, forwarded, nil},
 	}
 	for _, c := range cases {

@@ -191,6 +191,7 @@ func (w *Workflow) DecideDocument(ctx context.Context, recipientID int64, id str
 		on, data["reason"] = evReject, reason
 	}
 	var d store.Document
+	var statusQueued bool
 	err := w.store.Update(ctx, func(tx *store.Tx) error {
 		var err error
 		if d, err = receivedDocument(tx, recipientID, id); err != nil {
@@ -200,10 +201,18 @@ func (w *Workflow) DecideDocument(ctx context.Context, recipientID int64, id str
 		if !ok {
 			return fieldError("accepted", CodeFinalState)
 		}
-		return moveDocument(tx, &d, t, data)
+		if err := moveDocument(tx, &d, t, data); err != nil {
+			return err
+		}
+		// A document that came by EDI: its sender learns the decision through a status message.
+		statusQueued, err = w.statusBack(tx, &d, decisionCode(d, accepted), reason)
+		return err
 	})
 	if err == nil {
 		w.jobs.trigger(jobWebhooks)
+	}
+	if err == nil && statusQueued {
+		w.jobs.trigger(jobEDI)
 	}
 	return d, err
 }

@@ -40,6 +40,7 @@ func (s *Server) routes() *echo.Echo {
 	s.apiDocRoutes(e) // the OpenAPI document and its reference page
 	e.GET("/public/documents/:id/:file", s.publicDownload)
 	e.GET("/public/emails/:token", s.emailOpened)
+	e.POST("/as2", s.receiveAS2())
 	if s.cfg.HTTP.MetricsListen == "" {
 		e.GET("/metrics", echo.WrapHandler(s.metricsHandler()))
 	}
@@ -67,6 +68,7 @@ func (s *Server) routes() *echo.Echo {
 		apps(http.MethodDelete, "/authentications", s.revokeHandshake, "")
 		apps(http.MethodGet, "/external-connections", s.listConnections, ScopeExternalConnections)
 		apps(http.MethodGet, "/external-connections/:id", s.getConnection, ScopeExternalConnections)
+		apps(http.MethodPost, "/external-connections", s.createConnections, ScopeExternalConnections, mimeForm, mimeMultipart)
 		apps(http.MethodPost, "/documentsUBL", s.createDocumentUBL, ScopeDocumentCreate, mimeMultipart, mimeXML, mimeTextXML)
 		apps(http.MethodPost, "/documents", s.createDocument, ScopeDocumentCreate, mimeMultipart, mimeJSON)
 		apps(http.MethodGet, "/documents", s.listDocuments, ScopeDocumentRead)

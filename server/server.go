@@ -14,6 +14,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"einvoice/server/edi/upstream"
 	"einvoice/store"
 
 	"github.com/labstack/echo/v4"
@@ -80,6 +81,7 @@ type Config struct {
 	Mail        MailConfig
 	Portal      PortalConfig
 	AS2         AS2Config
+	EDI         EDIConfig
 }
 
 // TestMode reports whether the installation runs as a test environment.
@@ -96,6 +98,7 @@ type Workflow struct {
 	log     *slog.Logger
 	metrics *metrics
 	jobs    *jobRunner // wakes the background jobs after a commit; they run only under Server.Run
+	edi     ediHub     // the connectors that carry EDI deliveries
 	now     func() time.Time
 	seals   sealCache // the seals that sign, parsed once
 
@@ -112,6 +115,8 @@ func NewWorkflow(cfg Config, st *store.Store, log *slog.Logger) *Workflow {
 		authFailures: newAuthThrottle(cfg.Auth.FailedAuthPerMinute, time.Minute),
 		logins:       newAuthThrottle(cfg.Portal.LoginFailures, cfg.Portal.LoginFailureReset)}
 	w.jobs = newJobRunner(log, w.metrics, cfg.Jobs.Timeout)
+	w.RegisterConnector(ConnectorUpstream, upstream.New(w.upstreamConfig, nil))
+	w.RegisterConnector(ConnectorAS2, w.AS2Connector())
 	return w
 }
 

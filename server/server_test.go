@@ -39,6 +39,7 @@ func testConfig() Config {
 		Jobs:        JobsConfig{MaintenanceInterval: time.Minute, Timeout: time.Minute},
 		Mail:        DefaultMail(),
 		Portal:      DefaultPortal(),
+		EDI:         DefaultEDI(),
 	}
 }
 

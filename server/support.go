@@ -256,8 +256,9 @@ func (w *Workflow) DeleteWebhook(ctx context.Context, id int64) error {
 // connectionStateNames are the states the support team can give a connection.
 var connectionStateNames = []string{store.ConnAnalyzing, store.ConnApproved, store.ConnDeclined, store.ConnPending}
 
-// CreateConnection records a connection between two entities of this installation (analyzing unless
-// a state is given); there is at most one from an entity to another.
+// CreateConnection records a connection between two entities of this installation, or between an
+// entity here and an external tax ID reached through an AS2 partner or an upstream broker (analyzing
+// unless a state is given); there is at most one between the same two parties.
 func (w *Workflow) CreateConnection(ctx context.Context, n store.NewConnection) (store.Connection, error) {
 	errs := FieldErrors{}
 	n.State = cmp.Or(n.State, store.ConnAnalyzing)
@@ -271,10 +272,26 @@ func (w *Workflow) CreateConnection(ctx context.Context, n store.NewConnection) 
 	if err := errs.orNil(); err != nil {
 		return store.Connection{}, err
 	}
-	for _, id := range []int64{n.FromEntityID, n.ToEntityID} {
-		if _, err := w.existingEntity(ctx, id); err != nil {
+	for _, side := range []struct {
+		id       *int64
+		external *store.PartyKey
+	}{{&n.FromEntityID, &n.FromExternal}, {&n.ToEntityID, &n.ToExternal}} {
+		if *side.id == 0 {
+			continue
+		}
+		e, err := w.existingEntity(ctx, *side.id)
+		if err != nil {
 			return store.Connection{}, err
 		}
+		// An entity that only stands for the issuer of documents received by EDI is an external party.
+		if external, err := w.store.IsExternalIssuer(ctx, e.ID); err != nil {
+			return store.Connection{}, err
+		} else if external {
+			*side.id, *side.external = 0, store.PartyKey{Country: e.Country, NIF: e.NIF, Name: e.Name}
+		}
+	}
+	if (n.FromEntityID == 0 || n.ToEntityID == 0) && n.Partner == "" && n.Upstream == "" {
+		return store.Connection{}, fieldError("partner", CodeRequired)
 	}
 	c, err := w.store.CreateConnection(ctx, n)
 	if err != nil {
@@ -285,24 +302,9 @@ func (w *Workflow) CreateConnection(ctx context.Context, n store.NewConnection) 
 }
 
 // SetConnectionState approves, declines, or puts back in analysis or pending, a connection; the reason
-// is shown to the requester.
+// is shown to the requester (see DecideConnection).
 func (w *Workflow) SetConnectionState(ctx context.Context, id int64, state, reason string) (store.Connection, error) {
-	errs := FieldErrors{}
-	if id <= 0 {
-		errs["id"] = Problem{Code: CodeRequired}
-	}
-	if !slices.Contains(connectionStateNames, state) {
-		errs["state"] = Problem{Code: CodeInvalidValue, Details: connectionStateNames}
-	}
-	optionalText(errs, "reason", &reason, maxReasonLength)
-	if err := errs.orNil(); err != nil {
-		return store.Connection{}, err
-	}
-	c, err := w.store.SetConnectionState(ctx, id, state, reason)
-	if err != nil {
-		return c, asNotFound(err)
-	}
-	return c, w.audit(ctx, "connection.state", c.PublicID, "state", state, "reason", reason)
+	return w.DecideConnection(ctx, id, ConnectionDecision{State: state, Reason: reason})
 }
 
 // scopesOf checks the scopes asked for a credential and puts them in the order tokens list them.

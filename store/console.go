@@ -2,7 +2,6 @@ package store
 
 import (
 	"context"
-	"database/sql"
 )
 
 // What the support console reads and changes beyond the other files' operations.
@@ -57,25 +56,3 @@ func (s *Store) ConnectionsInState(ctx context.Context, state string, offset, li
 	return out, total, rows.Err()
 }
 
-// SetConnectionObservation records the support team's observation on a connection (empty clears it).
-func (s *Store) SetConnectionObservation(ctx context.Context, id int64, observation string) (Connection, error) {
-	err := s.write(ctx, func(tx *sql.Tx) error {
-		var obs, at any
-		if observation != "" {
-			obs, at = observation, s.timestamp()
-		}
-		res, err := tx.ExecContext(ctx, `UPDATE connections SET admin_observation = ?, admin_observation_at = ?, updated_at = ?
-			WHERE id = ?`, obs, at, s.timestamp(), id)
-		if err != nil {
-			return err
-		}
-		if n, _ := res.RowsAffected(); n == 0 {
-			return ErrNotFound
-		}
-		return nil
-	})
-	if err != nil {
-		return Connection{}, err
-	}
-	return s.ConnectionByID(ctx, id)
-}

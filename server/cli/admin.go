@@ -191,11 +191,15 @@ var adminCommands = []adminCommand{
 	{"token", "list", "", credentialList(store.KindPlatform)},
 	{"token", "revoke", "--id ID", tokenRevoke},
 	{"token", "authorize", "--id ID --nif NIF [--country PT]  (the entity's handshake is still needed)", tokenAuthorize},
-	{"connection", "create", "--from NIF --to NIF [--state analyzing|approved|declined|pending] [--observation T]", connectionCreate},
-	{"connection", "approve", "--id ID [--reason R]", connectionSetState(store.ConnApproved)},
-	{"connection", "decline", "--id ID [--reason R]", connectionSetState(store.ConnDeclined)},
-	{"connection", "pending", "--id ID [--reason R]  (waits for something from the requester)", connectionSetState(store.ConnPending)},
+	{"connection", "create", "--from NIF --to NIF [--partner NAME | --upstream NAME] [--name N] [--state analyzing|approved|declined|pending] [--observation T]  (a tax ID that is no entity here is external: it needs --partner or --upstream)", connectionCreate},
+	{"connection", "approve", "--id ID [--reason R] [--admin-observation T] [--partner NAME | --upstream NAME]", connectionSetState(store.ConnApproved)},
+	{"connection", "decline", "--id ID --reason R [--admin-observation T]", connectionSetState(store.ConnDeclined)},
+	{"connection", "pending", "--id ID [--reason R] [--admin-observation T]  (waits for something from the requester)", connectionSetState(store.ConnPending)},
 	{"connection", "list", "", connectionList},
+	{"upstream", "create", "--name N --url BASE --client-id ID [--secret-file F | --secret-env VAR] [--public-key-file F | --public-key-env VAR]  (else asked)", upstreamCreate},
+	{"upstream", "list", "", upstreamList},
+	{"upstream", "delete", "--name N", upstreamDelete},
+	{"edi", "list", "[--state queued|awaiting|done|failed] [--limit N]  EDI deliveries, newest first: partner, message id, attempts, last error", ediList},
 	{"processstate", "create", "add a process state an entity can set on received documents", processStateCreate},
 	{"processstate", "list", "", processStateList},
 	{"processstate", "delete", "", processStateDelete},
@@ -565,64 +569,6 @@ func tokenAuthorize(fs *flag.FlagSet) func(*adminEnv) error {
 			return reword(err, server.CodeNotFound, "no platform token with id %d", *id)
 		}
 		return a.printAuthorized(c, e)
-	}
-}
-
-func connectionCreate(fs *flag.FlagSet) func(*adminEnv) error {
-	from := fs.String("from", "", "tax ID of the requesting entity")
-	to := fs.String("to", "", "tax ID of the receiving entity")
-	state := fs.String("state", store.ConnAnalyzing, "initial state: analyzing, approved, declined or pending")
-	observation := fs.String("observation", "", "note")
-	return func(a *adminEnv) error {
-		var ids [2]int64
-		for i, raw := range [2]struct{ flag, v string }{{"from", *from}, {"to", *to}} {
-			e, err := a.entityByTaxID(raw.flag, raw.v, "PT")
-			if err != nil {
-				return err
-			}
-			ids[i] = e.ID
-		}
-		c, err := a.wf.CreateConnection(a.ctx, store.NewConnection{FromEntityID: ids[0], ToEntityID: ids[1],
-			State: *state, Observation: *observation, Person: "support"})
-		if err != nil {
-			return reword(err, server.CodeExists, "a connection from %s to %s exists already", *from, *to)
-		}
-		return a.print(c, func(w io.Writer) { printConnections(w, []store.Connection{c}) })
-	}
-}
-
-func connectionSetState(state string) func(*flag.FlagSet) func(*adminEnv) error {
-	return func(fs *flag.FlagSet) func(*adminEnv) error {
-		id := fs.Int64("id", 0, "connection id (from connection list)")
-		reason := fs.String("reason", "", "reason, shown to the requester")
-		return func(a *adminEnv) error {
-			c, err := a.wf.SetConnectionState(a.ctx, *id, state, *reason)
-			if err != nil {
-				return reword(err, server.CodeNotFound, "no connection with id %d", *id)
-			}
-			return a.print(c, func(w io.Writer) { printConnections(w, []store.Connection{c}) })
-		}
-	}
-}
-
-func connectionList(*flag.FlagSet) func(*adminEnv) error {
-	return func(a *adminEnv) error {
-		cs, err := a.st.Connections(a.ctx)
-		if err != nil {
-			return err
-		}
-		if cs == nil {
-			cs = []store.Connection{}
-		}
-		return a.print(cs, func(w io.Writer) { printConnections(w, cs) })
-	}
-}
-
-func printConnections(w io.Writer, cs []store.Connection) {
-	fmt.Fprintln(w, "ID\tREFERENCE\tFROM\tTO\tSTATE\tREASON\tUPDATED")
-	for _, c := range cs {
-		fmt.Fprintf(w, "%d\t%s\t%s%s %s\t%s%s %s\t%s\t%s\t%s\n", c.ID, c.Reference, c.From.Country, c.From.NIF, c.From.Name,
-			c.To.Country, c.To.NIF, c.To.Name, c.State, c.Reason, c.UpdatedAt)
 	}
 }
 

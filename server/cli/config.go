@@ -29,6 +29,7 @@ type Config struct {
 	Webhooks    server.WebhooksConfig    `toml:"webhooks"`
 	Mail        server.MailConfig        `toml:"mail"`
 	Portal      server.PortalConfig      `toml:"portal"`
+	EDI         server.EDIConfig         `toml:"edi"`
 	Log         LogConfig                `toml:"log"`
 	AS2         server.AS2Config         `toml:"as2"`
 }
@@ -76,6 +77,8 @@ func defaultConfig() Config {
 		Webhooks:    server.DefaultWebhooks(),
 		Mail:        server.DefaultMail(),
 		Portal:      server.DefaultPortal(),
+		EDI:         server.DefaultEDI(),
+		AS2:         server.AS2Config{RequestsPerMinute: server.DefaultAS2RequestsPerMinute},
 		Log:         LogConfig{Level: "info", Format: "text"},
 	}
 }
@@ -171,6 +174,14 @@ func (c Config) validate() error {
 	check(m.Bounces.TLS == "tls" || m.Bounces.TLS == "starttls" || m.Bounces.TLS == "none", "mail.bounces.imap_tls must be tls, starttls or none")
 	check(c.Portal.SessionTTL >= time.Minute && c.Portal.LoginFailures > 0 && c.Portal.LoginFailureReset > 0,
 		"portal.session_ttl must be at least 1m, portal.login_failures and portal.login_failure_reset positive")
+	e := c.EDI
+	check(e.Interval > 0 && e.Lease > 0 && e.Timeout > 0 && e.PollInterval > 0, "edi.interval, edi.lease, edi.timeout and edi.poll_interval must be positive")
+	check(e.Lease > e.Timeout, "edi.lease must be longer than edi.timeout, so that a delivery under way is not claimed twice")
+	check(e.Concurrency >= 1 && e.Concurrency <= 256 && e.Batch >= 1 && e.Batch <= 10000, "edi.concurrency must be between 1 and 256 and edi.batch between 1 and 10000")
+	check(len(e.RetrySchedule) <= 100, "edi.retry_schedule has at most 100 waits")
+	for _, d := range e.RetrySchedule {
+		check(d > 0, "edi.retry_schedule waits must be positive")
+	}
 	check(c.Log.Format == "text" || c.Log.Format == "json", "log.format must be \"text\" or \"json\"")
 	var lvl slog.Level
 	check(lvl.UnmarshalText([]byte(c.Log.Level)) == nil, "log.level %q is not a level", c.Log.Level)
@@ -190,6 +201,7 @@ func (c Config) serverConfig() server.Config {
 		Mail:        c.mailConfig(),
 		Portal:      c.Portal,
 		AS2:         c.AS2,
+		EDI:         c.EDI,
 	}
 }
 

@@ -260,7 +260,6 @@ func TestConsoleChangesAreAuditedUnderThePortalUser(t *testing.T) {
 		"portal/suporte user.disable contabilista",
 		"portal/suporte user.reset_password contabilista",
 		"portal/suporte user.create contabilista",
-		"portal/suporte connection.observation " + conns[0].PublicID,
 		"portal/suporte connection.state " + conns[0].PublicID,
 		"portal/fornecedor connection.create " + conns[0].PublicID,
 		"portal/suporte client.disable " + clientID[1],

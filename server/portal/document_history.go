@@ -31,6 +31,10 @@ func timeline(history []store.HistoryEntry, lang string) (events []web.Event, re
 			}
 		case "edi":
 			e.What = i18n.T(lang, "event.edi", i18n.T(lang, "edi."+h.Description))
+			if key := "api.history." + h.Description; i18n.Has(key) { // a delivery attempt: what became of it, through whom
+				e.What = i18n.T(lang, key)
+				e.Detail = strings.TrimSpace(data["partner"] + " " + data["message_id"] + " " + data["error"])
+			}
 		case "email":
 			e.Kind = h.Description // email_queued, email_sent, email_retry, email_failed, email_returned, email_opened
 			e.What = i18n.T(lang, "event.email", h.Description)

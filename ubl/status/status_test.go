@@ -1,0 +1,116 @@
+package status
+
+import (
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestBuildParseRoundTripEveryCode(t *testing.T) {
+	at := time.Date(2026, 11, 26, 9, 6, 41, 0, time.FixedZone("", 3600))
+	for _, code := range Codes {
+		in := Message{ID: "Response_1", IssuedAt: at, Code: code, Number: "FT 2026/1 & <x>", UUID: "f02866d2", IssueDate: "2026-11-20", TypeCode: "380",
+			Sender:   Party{"Entidade Pública", "PT", "PT600000001"},
+			Receiver: Party{"Fornecedor, Lda.", "PT", "PT508025338"}}
+		if code == Error || code == Regularization || code == Returned {
+			in.Description = "falta o número de compromisso"
+		}
+		raw, err := Build(in)
+		if err != nil {
+			t.Fatalf("%s: %v", code, err)
+		}
+		if !IsStatus(raw) {
+			t.Fatalf("%s: IsStatus false", code)
+		}
+		out, err := Parse(raw)
+		if err != nil {
+			t.Fatalf("%s: %v\n%s", code, err, raw)
+		}
+		if !out.IssuedAt.Equal(at) {
+			t.Errorf("%s: issued at %v, want %v", code, out.IssuedAt, at)
+		}
+		out.IssuedAt = in.IssuedAt
+		if out != in {
+			t.Errorf("%s: round trip\n got %+v\nwant %+v", code, out, in)
+		}
+	}
+}
+
+func TestBuildRefusesWhatParseRefuses(t *testing.T) {
+	good := Message{ID: "m", Code: Processed, Number: "FT 1"}
+	for name, m := range map[string]Message{
+		"unknown code":         {ID: "m", Code: "12", Number: "FT 1"},
+		"no number":            {ID: "m", Code: Processed},
+		"no id":                {Code: Processed, Number: "FT 1"},
+		"error without text":   {ID: "m", Code: Error, Number: "FT 1"},
+		"14 without text":      {ID: "m", Code: Regularization, Number: "FT 1"},
+		"description too long": {ID: "m", Code: Returned, Number: "FT 1", Description: strings.Repeat("x", MaxDescription+1)},
+	} {
+		if _, err := Build(m); err == nil {
+			t.Errorf("%s: built", name)
+		}
+	}
+	if _, err := Build(good); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestParseRefusesOtherXML(t *testing.T) {
+	for name, raw := range map[string]string{
+		"an invoice":          `<Invoice xmlns="urn:oasis:names:specification:ubl:schema:xsd:Invoice-2"/>`,
+		"other customization": strings.Replace(incumbentExample, "urn:feap.gov.pt:MSGSTS_CIUS-PT:2.1", "urn:other", 1),
+		"two responses":       strings.Replace(incumbentExample, "</cac:DocumentResponse>", "</cac:DocumentResponse><cac:DocumentResponse/>", 1),
+		"not XML":             "hello",
+	} {
+		if _, err := Parse([]byte(raw)); err == nil {
+			t.Errorf("%s: parsed", name)
+		}
+	}
+	if _, err := Parse([]byte(`<Invoice xmlns="urn:oasis:names:specification:ubl:schema:xsd:Invoice-2"/>`)); err != ErrNotStatus {
+		t.Errorf("an invoice: %v, want ErrNotStatus", err)
+	}
+}
+
+// incumbentExample is the status message of the incumbent's AS2 guide.
+const incumbentExample = `<?xml version="1.0" encoding="UTF-8"?>
+<ubl:DocumentStatus xmlns:cac="urn:oasis:names:specification:ubl:schema:xsd:CommonAggregateComponents-2"
+xmlns:cbc="urn:oasis:names:specification:ubl:schema:xsd:CommonBasicComponents-2"
+xmlns:ubl="urn:oasis:names:specification:ubl:schema:xsd:DocumentStatus-2">
+  <cbc:CustomizationID>urn:feap.gov.pt:MSGSTS_CIUS-PT:2.1</cbc:CustomizationID>
+  <cbc:ID>Response_f02866d2-feeb-4f96-9320-d00507c0018a_6e098568-dfde-4835-87e9-28f6ca1b139d</cbc:ID>
+  <cbc:IssueDate>2021-04-13</cbc:IssueDate>
+  <cbc:IssueTime>09:06:41.0000000+01:00</cbc:IssueTime>
+  <cac:SenderParty>
+    <cac:PartyName><cbc:Name>PUBLIC ENTITY Nº 156</cbc:Name></cac:PartyName>
+    <cac:PostalAddress><cac:Country><cbc:IdentificationCode>PT</cbc:IdentificationCode></cac:Country></cac:PostalAddress>
+    <cac:PartyTaxScheme><cbc:CompanyID>PT614054128</cbc:CompanyID><cac:TaxScheme><cbc:ID>VAT</cbc:ID></cac:TaxScheme></cac:PartyTaxScheme>
+    <cac:PartyLegalEntity><cbc:RegistrationName>PUBLIC ENTITY Nº 156</cbc:RegistrationName></cac:PartyLegalEntity>
+  </cac:SenderParty>
+  <cac:ReceiverParty>
+    <cac:PartyName><cbc:Name>Consulting Services, Lda.</cbc:Name></cac:PartyName>
+    <cac:PostalAddress><cac:Country><cbc:IdentificationCode>PT</cbc:IdentificationCode></cac:Country></cac:PostalAddress>
+    <cac:PartyTaxScheme><cbc:CompanyID>PT547570692</cbc:CompanyID><cac:TaxScheme><cbc:ID>VAT</cbc:ID></cac:TaxScheme></cac:PartyTaxScheme>
+    <cac:PartyLegalEntity><cbc:RegistrationName>Consulting Services, Lda.</cbc:RegistrationName></cac:PartyLegalEntity>
+  </cac:ReceiverParty>
+  <cac:DocumentResponse>
+    <cac:Response><cbc:ResponseCode>11</cbc:ResponseCode></cac:Response>
+    <cac:DocumentReference>
+      <cbc:ID>ZM 02/7000009232102</cbc:ID>
+      <cbc:UUID>f02866d2-feeb-4f96-9320-d00507c0018a</cbc:UUID>
+      <cbc:IssueDate>2021-03-10</cbc:IssueDate>
+      <cbc:DocumentTypeCode>380</cbc:DocumentTypeCode>
+    </cac:DocumentReference>
+  </cac:DocumentResponse>
+</ubl:DocumentStatus>
+`
+
+func TestParseTheIncumbentsExample(t *testing.T) {
+	m, err := Parse([]byte(incumbentExample))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.Code != Processed || m.Number != "ZM 02/7000009232102" || m.UUID != "f02866d2-feeb-4f96-9320-d00507c0018a" ||
+		m.Sender.TaxID != "PT614054128" || m.Receiver.TaxID != "PT547570692" || m.IssuedAt.IsZero() {
+		t.Errorf("%+v", m)
+	}
+}
