@@ -797,8 +797,8 @@ type Document struct {
 	Number                  string                   `json:"number"`
 	Payee                   *Party                   `json:"payee"`
 
-	// PaymentMeans The means of payment (the incumbent's example shows one object; a document may give several).
-	PaymentMeans *Document_PaymentMeans `json:"payment_means"`
+	// PaymentMeans The (first) means of payment, as the incumbent's one object.
+	PaymentMeans *PaymentMeans `json:"payment_means"`
 	PaymentTerms *struct {
 		DueDate *string `json:"due_date,omitempty"`
 		Note    *string `json:"note,omitempty"`
@@ -854,14 +854,6 @@ type Document struct {
 
 	// XmlUrl Downloads the XML (signed when the service signs for the issuer).
 	XmlUrl *string `json:"xml_url,omitempty"`
-}
-
-// DocumentPaymentMeans1 defines model for Document.PaymentMeans.1.
-type DocumentPaymentMeans1 = []PaymentMeans
-
-// Document_PaymentMeans The means of payment (the incumbent's example shows one object; a document may give several).
-type Document_PaymentMeans struct {
-	union json.RawMessage
 }
 
 // DocumentData A CIUS-PT invoice or credit note as structured data. Files in JSON carry their content in Base64.
@@ -2734,68 +2726,6 @@ func (t Decision_Accepted) MarshalJSON() ([]byte, error) {
 }
 
 func (t *Decision_Accepted) UnmarshalJSON(b []byte) error {
-	err := t.union.UnmarshalJSON(b)
-	return err
-}
-
-// AsPaymentMeans returns the union data inside the Document_PaymentMeans as a PaymentMeans
-func (t Document_PaymentMeans) AsPaymentMeans() (PaymentMeans, error) {
-	var body PaymentMeans
-	err := json.Unmarshal(t.union, &body)
-	return body, err
-}
-
-// FromPaymentMeans overwrites any union data inside the Document_PaymentMeans as the provided PaymentMeans
-func (t *Document_PaymentMeans) FromPaymentMeans(v PaymentMeans) error {
-	b, err := json.Marshal(v)
-	t.union = b
-	return err
-}
-
-// MergePaymentMeans performs a merge with any union data inside the Document_PaymentMeans, using the provided PaymentMeans
-func (t *Document_PaymentMeans) MergePaymentMeans(v PaymentMeans) error {
-	b, err := json.Marshal(v)
-	if err != nil {
-		return err
-	}
-
-	merged, err := runtime.JSONMerge(t.union, b)
-	t.union = merged
-	return err
-}
-
-// AsDocumentPaymentMeans1 returns the union data inside the Document_PaymentMeans as a DocumentPaymentMeans1
-func (t Document_PaymentMeans) AsDocumentPaymentMeans1() (DocumentPaymentMeans1, error) {
-	var body DocumentPaymentMeans1
-	err := json.Unmarshal(t.union, &body)
-	return body, err
-}
-
-// FromDocumentPaymentMeans1 overwrites any union data inside the Document_PaymentMeans as the provided DocumentPaymentMeans1
-func (t *Document_PaymentMeans) FromDocumentPaymentMeans1(v DocumentPaymentMeans1) error {
-	b, err := json.Marshal(v)
-	t.union = b
-	return err
-}
-
-// MergeDocumentPaymentMeans1 performs a merge with any union data inside the Document_PaymentMeans, using the provided DocumentPaymentMeans1
-func (t *Document_PaymentMeans) MergeDocumentPaymentMeans1(v DocumentPaymentMeans1) error {
-	b, err := json.Marshal(v)
-	if err != nil {
-		return err
-	}
-
-	merged, err := runtime.JSONMerge(t.union, b)
-	t.union = merged
-	return err
-}
-
-func (t Document_PaymentMeans) MarshalJSON() ([]byte, error) {
-	b, err := t.union.MarshalJSON()
-	return b, err
-}
-
-func (t *Document_PaymentMeans) UnmarshalJSON(b []byte) error {
 	err := t.union.UnmarshalJSON(b)
 	return err
 }
