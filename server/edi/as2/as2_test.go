@@ -10,6 +10,7 @@ import (
 	"net/http/httptest"
 	"net/textproto"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"einvoice/server/edi"
@@ -307,5 +308,24 @@ func TestBinaryBody(t *testing.T) {
 	}
 	if got, _ := b.inbox.snapshot(); len(got) != 1 || string(got[0].payload) != invoiceXML {
 		t.Fatalf("received %+v", got)
+	}
+}
+
+// An asynchronous MDN goes to the partner's host only: a redirect from there to another host is not
+// followed.
+func TestAsyncMDNNoRedirect(t *testing.T) {
+	b := newStation(t, "B")
+	var elsewhere atomic.Int32
+	victim := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { elsewhere.Add(1) }))
+	defer victim.Close()
+	redirector := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, strings.Replace(victim.URL, "127.0.0.1", "localhost", 1), http.StatusTemporaryRedirect)
+	}))
+	defer redirector.Close()
+	if err := b.handler.postOnce(redirector.URL, http.Header{}, []byte("mdn")); err == nil {
+		t.Fatal("a redirected MDN counted as delivered")
+	}
+	if n := elsewhere.Load(); n != 0 {
+		t.Fatalf("the MDN followed the redirect to another host %d times", n)
 	}
 }

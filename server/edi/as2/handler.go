@@ -31,7 +31,7 @@ type Handler struct {
 type HandlerOptions struct {
 	MaxBody int64         // bytes of one message, before and after decompression
 	Timeout time.Duration // to read, process and answer one message
-	Client  *http.Client  // posts asynchronous MDNs; its Timeout bounds one attempt
+	Client  *http.Client  // posts asynchronous MDNs; its Timeout bounds one attempt (redirects are not followed)
 	Log     *slog.Logger
 }
 
@@ -53,9 +53,13 @@ func NewHandler(book Book, inbox edi.Inbox, opts HandlerOptions) *Handler {
 	if opts.Timeout <= 0 {
 		opts.Timeout = time.Minute
 	}
-	if opts.Client == nil {
-		opts.Client = &http.Client{Timeout: 30 * time.Second}
+	client := http.Client{Timeout: 30 * time.Second}
+	if opts.Client != nil {
+		client = *opts.Client
 	}
+	// A redirect would take the MDN off the partner's host, which sameHost checked.
+	client.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
+	opts.Client = &client
 	if opts.Log == nil {
 		opts.Log = slog.New(slog.DiscardHandler)
 	}
