@@ -156,15 +156,27 @@ func (b *browser) do(method, path string, form url.Values, headers ...string) (*
 	}
 	req, _ := http.NewRequest(method, b.site.http.URL+path, body)
 	if form != nil {
-		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
-		req.Header.Set("Origin", b.site.http.URL)
-		req.Header.Set("Sec-Fetch-Site", "same-origin")
-	}
-	if b.lang != "" {
-		req.Header.Set("Accept-Language", b.lang)
+		b.sameOrigin(req, "application/x-www-form-urlencoded")
 	}
 	for i := 0; i+1 < len(headers); i += 2 {
 		req.Header.Set(headers[i], headers[i+1])
+	}
+	return b.send(req)
+}
+
+// sameOrigin marks req as a form of this site's pages, with its content type.
+func (b *browser) sameOrigin(req *http.Request, contentType string) {
+	req.Header.Set("Content-Type", contentType)
+	req.Header.Set("Origin", b.site.http.URL)
+	req.Header.Set("Sec-Fetch-Site", "same-origin")
+}
+
+// send makes req as the browser would, with its language and cookies, without following redirects,
+// and keeps the cookies of the answer.
+func (b *browser) send(req *http.Request) (*http.Response, string) {
+	b.t.Helper()
+	if b.lang != "" {
+		req.Header.Set("Accept-Language", b.lang)
 	}
 	for _, c := range b.cookies {
 		req.AddCookie(c)
