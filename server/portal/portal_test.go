@@ -40,29 +40,9 @@ const password = "a long password"
 
 func newSite(t *testing.T, tweak ...func(*server.Config)) *site {
 	t.Helper()
-	cfg := server.Config{
-		HTTP:      server.HTTPConfig{BodyLimit: 1 << 20, RequestTimeout: 10 * time.Second, ShutdownTimeout: time.Second},
-		Auth:      server.AuthConfig{AccessTokenTTL: 30 * time.Minute, TimestampSkew: 300 * time.Second},
-		RateLimit: server.RateLimitConfig{RequestsPerMinute: 1000, BlockFor: time.Minute},
-		Jobs:      server.JobsConfig{MaintenanceInterval: time.Minute, Timeout: time.Minute},
-		Mail:      server.DefaultMail(),
-		Portal:    server.DefaultPortal(),
-	}
-	cfg.Environment.Mode = "production"
-	for _, f := range tweak {
-		f(&cfg)
-	}
+	srv, st := portalService(t, tweak...)
+	s := &site{t: t, st: st, srv: srv}
 	ctx := context.Background()
-	st, err := store.Open(ctx, t.TempDir(), []byte("portal test secret key 0123"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
-	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	s := &site{t: t, st: st, srv: server.New(cfg, st, log)}
-	if err := Mount(s.srv, log); err != nil {
-		t.Fatal(err)
-	}
 	s.http = httptest.NewServer(s.srv.Handler())
 	t.Cleanup(s.http.Close)
 	s.supplier = s.entity("Fornecedor, Lda.", "508025338")
@@ -91,6 +71,36 @@ func newSite(t *testing.T, tweak ...func(*server.Config)) *site {
 		}
 	}
 	return s
+}
+
+// portalService is a service with the portal mounted, over a new store, its test configuration
+// changed by tweak.
+func portalService(tb testing.TB, tweak ...func(*server.Config)) (*server.Server, *store.Store) {
+	tb.Helper()
+	cfg := server.Config{
+		HTTP:      server.HTTPConfig{BodyLimit: 1 << 20, RequestTimeout: 10 * time.Second, ShutdownTimeout: time.Second},
+		Auth:      server.AuthConfig{AccessTokenTTL: 30 * time.Minute, TimestampSkew: 300 * time.Second},
+		RateLimit: server.RateLimitConfig{RequestsPerMinute: 1000, BlockFor: time.Minute},
+		Jobs:      server.JobsConfig{MaintenanceInterval: time.Minute, Timeout: time.Minute},
+		Mail:      server.DefaultMail(),
+		Portal:    server.DefaultPortal(),
+	}
+	cfg.Environment.Mode = "production"
+	for _, f := range tweak {
+		f(&cfg)
+	}
+	ctx := context.Background()
+	st, err := store.Open(ctx, tb.TempDir(), []byte("portal test secret key 0123"))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { st.Close() })
+	log := slog.New(slog.NewTextHandler(io.Discard, nil))
+	srv := server.New(cfg, st, log)
+	if err := Mount(srv, log); err != nil {
+		tb.Fatal(err)
+	}
+	return srv, st
 }
 
 func (s *site) entity(name, nif string) store.Entity {
