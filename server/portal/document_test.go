@@ -83,14 +83,7 @@ func TestIssueByUploadAndCorrect(t *testing.T) {
 	if err := server.KeepSeal(ctx, s.st, s.supplier.ID, seal); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.srv.CreateUser(ctx, server.NewUser{Username: "operadora", Password: password, Role: store.RoleOperator, EntityID: s.customer.ID}); err != nil {
-		t.Fatal(err)
-	}
-	supplier, viewer, operator, stranger := s.browser(), s.browser(), s.browser(), s.browser()
-	supplier.login("fornecedor")
-	viewer.login("cliente")
-	operator.login("operadora")
-	stranger.login("outra")
+	supplier, viewer, operator, stranger := s.everyRole()
 
 	// The form, linked from the menu, the overview and the issued list; a viewer has none.
 	for _, path := range []string{"/portal/", "/portal/issued"} {

@@ -208,6 +208,22 @@ func (b *browser) send(req *http.Request) (*http.Response, string) {
 	return resp, string(out)
 }
 
+// everyRole adds an operator at the customer ("operadora") and signs in a browser for each role: the
+// supplier's operator, the customer's viewer and operator, and the stranger's administrator.
+func (s *site) everyRole() (supplier, viewer, operator, stranger *browser) {
+	s.t.Helper()
+	if _, err := s.srv.CreateUser(context.Background(), server.NewUser{Username: "operadora", Password: password,
+		Role: store.RoleOperator, EntityID: s.customer.ID}); err != nil {
+		s.t.Fatal(err)
+	}
+	supplier, viewer, operator, stranger = s.browser(), s.browser(), s.browser(), s.browser()
+	supplier.login("fornecedor")
+	viewer.login("cliente")
+	operator.login("operadora")
+	stranger.login("outra")
+	return supplier, viewer, operator, stranger
+}
+
 func (b *browser) login(username string) {
 	b.t.Helper()
 	resp, body := b.do(http.MethodPost, "/portal/login", url.Values{"username": {username}, "password": {password}})
@@ -424,15 +440,7 @@ func TestTemplatesUseOnlyCatalogueKeys(t *testing.T) {
 func TestDocumentPageFilesAndDecision(t *testing.T) {
 	s := newSite(t)
 	s.issue("FT 2026/900")
-	if _, err := s.srv.CreateUser(context.Background(), server.NewUser{Username: "operadora", Password: password,
-		Role: store.RoleOperator, EntityID: s.customer.ID}); err != nil {
-		t.Fatal(err)
-	}
-	supplier, viewer, operator, stranger := s.browser(), s.browser(), s.browser(), s.browser()
-	supplier.login("fornecedor")
-	viewer.login("cliente")
-	operator.login("operadora")
-	stranger.login("outra")
+	supplier, viewer, operator, stranger := s.everyRole()
 
 	_, list := supplier.do(http.MethodGet, "/portal/issued", nil)
 	m := regexp.MustCompile(`href="(/portal/documents/[0-9a-f]{32})"`).FindStringSubmatch(list)
