@@ -311,10 +311,10 @@ func TestBinaryBody(t *testing.T) {
 	}
 }
 
-// An asynchronous MDN goes to the partner's host only: a redirect from there to another host is not
-// followed.
-func TestAsyncMDNNoRedirect(t *testing.T) {
-	b := newStation(t, "B")
+// Messages and asynchronous MDNs go to the partner's host only: a redirect from there to another
+// host is not followed.
+func TestNoRedirectOffThePartnersHost(t *testing.T) {
+	a, b := newStation(t, "A"), newStation(t, "B")
 	var elsewhere atomic.Int32
 	victim := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { elsewhere.Add(1) }))
 	defer victim.Close()
@@ -323,9 +323,14 @@ func TestAsyncMDNNoRedirect(t *testing.T) {
 	}))
 	defer redirector.Close()
 	if err := b.handler.postOnce(redirector.URL, http.Header{}, []byte("mdn")); err == nil {
-		t.Fatal("a redirected MDN counted as delivered")
+		t.Error("a redirected MDN counted as delivered")
+	}
+	aToB, _ := pair(a, b, Partner{Sign: SHA256, Cipher: AES128, MDN: MDNSync})
+	a.book.partners[0].URL = redirector.URL
+	if _, err := a.connector.Deliver(context.Background(), delivery(aToB.Name, "redirected@a.example")); err == nil {
+		t.Error("a redirected message counted as delivered")
 	}
 	if n := elsewhere.Load(); n != 0 {
-		t.Fatalf("the MDN followed the redirect to another host %d times", n)
+		t.Fatalf("requests followed the redirect to another host %d times", n)
 	}
 }

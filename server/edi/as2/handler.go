@@ -57,8 +57,7 @@ func NewHandler(book Book, inbox edi.Inbox, opts HandlerOptions) *Handler {
 	if opts.Client != nil {
 		client = *opts.Client
 	}
-	// A redirect would take the MDN off the partner's host, which sameHost checked.
-	client.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
+	client.CheckRedirect = noRedirects
 	opts.Client = &client
 	if opts.Log == nil {
 		opts.Log = slog.New(slog.DiscardHandler)
@@ -292,6 +291,10 @@ func requestedDigest(options, signedWith string) string {
 	}
 	return signedWith
 }
+
+// noRedirects is the CheckRedirect of every request to a partner: a redirect would take the message
+// or MDN off the partner's host, to wherever the partner (or whoever holds its address) points.
+func noRedirects(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
 
 // sameHost tells whether an asynchronous MDN address is on the partner's host, so a forged
 // Receipt-Delivery-Option cannot make this server post elsewhere.
