@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"mime"
 	"net/mail"
 	"os"
@@ -145,20 +146,25 @@ func (w *Workflow) OutboxMessages(limit int) (dir string, out []OutboxMessage, e
 	if dir == "" {
 		return "", nil, fail(CodeNoOutbox)
 	}
-	entries, err := os.ReadDir(dir)
+	root, err := os.OpenRoot(dir)
 	if os.IsNotExist(err) {
 		return dir, []OutboxMessage{}, nil
 	}
 	if err != nil {
 		return dir, nil, err
 	}
-	slices.SortFunc(entries, func(a, b os.DirEntry) int { return strings.Compare(b.Name(), a.Name()) })
+	defer root.Close()
+	entries, err := fs.ReadDir(root.FS(), ".")
+	if err != nil {
+		return dir, nil, err
+	}
+	slices.SortFunc(entries, func(a, b fs.DirEntry) int { return strings.Compare(b.Name(), a.Name()) })
 	out = []OutboxMessage{}
 	for _, e := range entries {
-		if len(out) >= limit || !strings.HasSuffix(e.Name(), ".eml") {
+		if len(out) >= limit || !strings.HasSuffix(e.Name(), ".eml") || !e.Type().IsRegular() {
 			continue
 		}
-		m, _, err := readOutboxMessage(filepath.Join(dir, e.Name()), false)
+		m, _, err := readOutboxMessage(root, e.Name(), false)
 		if err != nil {
 			return dir, nil, err
 		}
@@ -177,16 +183,30 @@ func (w *Workflow) OutboxFile(name string) (OutboxMessage, []byte, error) {
 	if !strings.HasSuffix(name, ".eml") || filepath.Base(name) != name || strings.HasPrefix(name, ".") {
 		return OutboxMessage{}, nil, fail(CodeNotFound)
 	}
-	m, raw, err := readOutboxMessage(filepath.Join(dir, name), true)
+	root, err := os.OpenRoot(dir)
+	if os.IsNotExist(err) {
+		return OutboxMessage{}, nil, fail(CodeNotFound)
+	} else if err != nil {
+		return OutboxMessage{}, nil, err
+	}
+	defer root.Close()
+	m, raw, err := readOutboxMessage(root, name, true)
 	if os.IsNotExist(err) {
 		return m, nil, fail(CodeNotFound)
 	}
 	return m, raw, err
 }
 
-// readOutboxMessage reads an .eml file's headers, and its first MiB when withRaw.
-func readOutboxMessage(path string, withRaw bool) (OutboxMessage, []byte, error) {
-	f, err := os.Open(path)
+// readOutboxMessage reads the headers of an .eml file of the outbox folder, and its first MiB when
+// withRaw. Only regular files are read, and only within the folder: a link to a file elsewhere is as
+// if it were not there.
+func readOutboxMessage(root *os.Root, name string, withRaw bool) (OutboxMessage, []byte, error) {
+	if st, err := root.Lstat(name); err != nil {
+		return OutboxMessage{}, nil, err
+	} else if !st.Mode().IsRegular() {
+		return OutboxMessage{}, nil, &fs.PathError{Op: "open", Path: name, Err: fs.ErrNotExist}
+	}
+	f, err := root.Open(name)
 	if err != nil {
 		return OutboxMessage{}, nil, err
 	}
@@ -205,12 +225,12 @@ func readOutboxMessage(path string, withRaw bool) (OutboxMessage, []byte, error)
 	}
 	msg, err := mail.ReadMessage(bufio.NewReader(r))
 	if err != nil {
-		return OutboxMessage{}, nil, fmt.Errorf("%s: %w", filepath.Base(path), err)
+		return OutboxMessage{}, nil, fmt.Errorf("%s: %w", name, err)
 	}
 	subject, err := new(mime.WordDecoder).DecodeHeader(msg.Header.Get("Subject"))
 	if err != nil {
 		subject = msg.Header.Get("Subject")
 	}
-	return OutboxMessage{File: filepath.Base(path), Date: msg.Header.Get("Date"), To: msg.Header.Get("To"), Subject: subject,
+	return OutboxMessage{File: name, Date: msg.Header.Get("Date"), To: msg.Header.Get("To"), Subject: subject,
 		Size: st.Size()}, raw, nil
 }

@@ -176,15 +176,9 @@ func (w *Workflow) receiveDocument(ctx context.Context, partner, messageID strin
 		if err != nil {
 			return err
 		}
-		doc, err := tx.DocumentByKey(issuer.ID, model.Number, strings.ToUpper(model.TypeCode), model.IssueDate)
-		edited := err == nil
-		switch {
-		case errors.Is(err, store.ErrNotFound):
-			doc = store.Document{}
-		case err != nil:
+		doc, edited, err := replacedDocument(tx, issuer.ID, model)
+		if err != nil {
 			return err
-		case !editable(doc):
-			return FieldErrors{"number": {Code: CodeAlreadyExists}}
 		}
 		before := doc
 		fillDocument(&doc, issueRequest{issuer: issuer, method: "ubl", xml: payload, lang: "pt"}, model, nil, data)

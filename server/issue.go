@@ -173,18 +173,11 @@ func (w *Workflow) issue(ctx context.Context, req issueRequest) (Issued, error) 
 				return err
 			}
 		}
-		doc, err := tx.DocumentByKey(req.issuer.ID, model.Number, strings.ToUpper(model.TypeCode), model.IssueDate)
-		switch {
-		case errors.Is(err, store.ErrNotFound):
-			doc = store.Document{}
-		case err != nil:
+		doc, edited, err := replacedDocument(tx, req.issuer.ID, model)
+		if err != nil {
 			return err
-		case !editable(doc):
-			// The id lets a creation retried after its answer was lost find the document it made.
-			return FieldErrors{"number": {Code: CodeAlreadyExists, Details: map[string]string{"id": DocumentRef(doc)}}}
-		default:
-			out.Edited = true
 		}
+		out.Edited = edited
 		before := doc
 		fillDocument(&doc, req, model, emails, data)
 		state, toSend, err := route(tx, req.issuer, recipient)
@@ -396,6 +389,22 @@ const (
 
 // WebhookEvents lists the events a webhook can take.
 var WebhookEvents = []string{eventReceived, eventStateChanged}
+
+// replacedDocument is the issuer's document that an upload of model replaces (same number, type and
+// date; edited is true) or a new one; CodeAlreadyExists when that document may no longer be edited.
+func replacedDocument(tx *store.Tx, issuerID int64, model *ubl.Document) (doc store.Document, edited bool, err error) {
+	doc, err = tx.DocumentByKey(issuerID, model.Number, strings.ToUpper(model.TypeCode), model.IssueDate)
+	switch {
+	case errors.Is(err, store.ErrNotFound):
+		return store.Document{}, false, nil
+	case err != nil:
+		return doc, false, err
+	case !editable(doc):
+		// The id lets a creation retried after its answer was lost find the document it made.
+		return doc, false, FieldErrors{"number": {Code: CodeAlreadyExists, Details: map[string]string{"id": DocumentRef(doc)}}}
+	}
+	return doc, true, nil
+}
 
 // fillDocument copies the stored columns from the model, and its stored form.
 func fillDocument(d *store.Document, req issueRequest, m *ubl.Document, emails []string, data []byte) {

@@ -173,6 +173,7 @@ func newReceiver(t *testing.T, key string) *receiver {
 
 func (r *receiver) serve(w http.ResponseWriter, req *http.Request) {
 	body, _ := io.ReadAll(req.Body)
+	checkWebhookCall(r.t, req, body)
 	id, ts := req.Header.Get("webhook-id"), req.Header.Get("webhook-timestamp")
 	if req.Header.Get("Authorization") != "Bearer "+r.key || req.Header.Get("webhook-signature") != WebhookSignature(r.key, id, ts, body) {
 		r.t.Errorf("bad authentication on %s", id)

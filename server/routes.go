@@ -37,6 +37,7 @@ func (s *Server) routes() *echo.Echo {
 	e.Use(resolveClient(trusted))
 
 	e.GET("/healthz", s.healthz)
+	s.apiDocRoutes(e) // the OpenAPI document and its reference page
 	e.GET("/public/documents/:id/:file", s.publicDownload)
 	e.GET("/public/emails/:token", s.emailOpened)
 	e.POST("/as2", s.receiveAS2())

@@ -107,6 +107,7 @@ func (e *testEnv) do(method, path string, header map[string]string, body string)
 	}
 	rec := httptest.NewRecorder()
 	e.srv.Handler().ServeHTTP(rec, req)
+	checkContract(e.t, method, path, header, body, rec)
 	r := response{status: rec.Code, header: rec.Header(), raw: rec.Body.String()}
 	if strings.HasPrefix(rec.Header().Get("Content-Type"), "application/json") {
 		if err := json.Unmarshal(rec.Body.Bytes(), &r.body); err != nil {

@@ -312,7 +312,7 @@ func (w *Workflow) WebhookAttempts(ctx context.Context, entityID int64, limit in
 // not; the receiver sees the same webhook-id.
 func (w *Workflow) RedeliverWebhook(ctx context.Context, entityID, attemptID int64) error {
 	a, owner, err := w.store.WebhookAttemptByID(ctx, attemptID)
-	if err == nil && entityID != 0 && owner != entityID {
+	if err == nil && owner != entityID {
 		err = store.ErrNotFound
 	}
 	if err != nil {

@@ -260,7 +260,6 @@ func TestConsoleChangesAreAuditedUnderThePortalUser(t *testing.T) {
 		"portal/suporte user.disable contabilista",
 		"portal/suporte user.reset_password contabilista",
 		"portal/suporte user.create contabilista",
-		"portal/suporte connection.observation " + conns[0].PublicID,
 		"portal/suporte connection.state " + conns[0].PublicID,
 		"portal/fornecedor connection.create " + conns[0].PublicID,
 		"portal/suporte client.disable " + clientID[1],
@@ -281,5 +280,27 @@ func TestConsoleChangesAreAuditedUnderThePortalUser(t *testing.T) {
 	_, body = support.do(http.MethodGet, "/portal/admin/audit?action=entity.", nil)
 	if strings.Count(body, "<code>entity.") != 2 {
 		t.Fatal("the audit page's action-family filter")
+	}
+}
+
+// The outbox folder's files are read within it: a link to a file elsewhere is neither listed nor shown.
+func TestConsoleOutboxStaysInItsFolder(t *testing.T) {
+	outbox, elsewhere := t.TempDir(), t.TempDir()
+	s := newSite(t, func(c *server.Config) { c.Mail.OutboxDir = outbox })
+	secret := filepath.Join(elsewhere, "secret.eml")
+	if err := os.WriteFile(secret, []byte("To: <x@y.example>\r\nSubject: Not for the console\r\n\r\nsecret\r\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(secret, filepath.Join(outbox, "20261120T100000-link.eml")); err != nil {
+		t.Fatal(err)
+	}
+	support := s.browser()
+	support.login("suporte")
+	if resp, body := support.do(http.MethodGet, "/portal/admin/outbox/20261120T100000-link.eml", nil); resp.StatusCode != http.StatusNotFound ||
+		strings.Contains(body, "Not for the console") {
+		t.Errorf("the linked file: %d", resp.StatusCode)
+	}
+	if _, body := support.do(http.MethodGet, "/portal/admin/emails", nil); strings.Contains(body, "Not for the console") {
+		t.Error("the linked file is listed")
 	}
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -41,26 +40,12 @@ type benchPortal struct {
 
 func newBenchPortal(b *testing.B) *benchPortal {
 	b.Helper()
-	cfg := server.Config{
-		HTTP:      server.HTTPConfig{BodyLimit: 1 << 20, RequestTimeout: time.Minute, ShutdownTimeout: time.Second},
-		Auth:      server.AuthConfig{AccessTokenTTL: 30 * time.Minute, TimestampSkew: 300 * time.Second},
-		RateLimit: server.RateLimitConfig{RequestsPerMinute: 1 << 30, BlockFor: time.Minute},
-		Jobs:      server.JobsConfig{MaintenanceInterval: time.Minute, Timeout: time.Minute},
-		Mail:      server.DefaultMail(),
-		Portal:    server.DefaultPortal(),
-	}
-	cfg.Environment.Mode = "production"
+	srv, st := portalService(b, func(c *server.Config) {
+		c.HTTP.RequestTimeout, c.RateLimit.RequestsPerMinute = time.Minute, 1<<30
+	})
 	ctx := context.Background()
-	st, err := store.Open(ctx, b.TempDir(), []byte("portal bench secret key 0123"))
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(func() { st.Close() })
-	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	p := &benchPortal{srv: server.New(cfg, st, log), st: st}
-	if err := Mount(p.srv, log); err != nil {
-		b.Fatal(err)
-	}
+	p := &benchPortal{srv: srv, st: st}
+	var err error
 	if p.supplier, err = st.CreateEntity(ctx, store.NewEntity{Name: "Fornecedor, Lda.", Country: "PT", NIF: "508025338"}); err != nil {
 		b.Fatal(err)
 	}

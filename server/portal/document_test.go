@@ -2,7 +2,6 @@ package portal
 
 import (
 	"context"
-	"io"
 	"mime/multipart"
 	"net/http"
 	"net/url"
@@ -50,27 +49,8 @@ func (b *browser) uploadFile(path string, fields url.Values, fileField, fileName
 	fw.Write(content)
 	w.Close()
 	req, _ := http.NewRequest(http.MethodPost, b.site.http.URL+path, strings.NewReader(body.String()))
-	req.Header.Set("Content-Type", w.FormDataContentType())
-	req.Header.Set("Origin", b.site.http.URL)
-	req.Header.Set("Sec-Fetch-Site", "same-origin")
-	for _, c := range b.cookies {
-		req.AddCookie(c)
-	}
-	client := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
-	resp, err := client.Do(req)
-	if err != nil {
-		b.t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	for _, c := range resp.Cookies() {
-		if c.MaxAge < 0 {
-			delete(b.cookies, c.Name)
-		} else {
-			b.cookies[c.Name] = c
-		}
-	}
-	out, _ := io.ReadAll(resp.Body)
-	return resp, string(out)
+	b.sameOrigin(req, w.FormDataContentType())
+	return b.send(req)
 }
 
 // page asserts a 200 and returns the body.
@@ -103,14 +83,7 @@ func TestIssueByUploadAndCorrect(t *testing.T) {
 	if err := server.KeepSeal(ctx, s.st, s.supplier.ID, seal); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.srv.CreateUser(ctx, server.NewUser{Username: "operadora", Password: password, Role: store.RoleOperator, EntityID: s.customer.ID}); err != nil {
-		t.Fatal(err)
-	}
-	supplier, viewer, operator, stranger := s.browser(), s.browser(), s.browser(), s.browser()
-	supplier.login("fornecedor")
-	viewer.login("cliente")
-	operator.login("operadora")
-	stranger.login("outra")
+	supplier, viewer, operator, stranger := s.everyRole()
 
 	// The form, linked from the menu, the overview and the issued list; a viewer has none.
 	for _, path := range []string{"/portal/", "/portal/issued"} {

@@ -40,29 +40,9 @@ const password = "a long password"
 
 func newSite(t *testing.T, tweak ...func(*server.Config)) *site {
 	t.Helper()
-	cfg := server.Config{
-		HTTP:      server.HTTPConfig{BodyLimit: 1 << 20, RequestTimeout: 10 * time.Second, ShutdownTimeout: time.Second},
-		Auth:      server.AuthConfig{AccessTokenTTL: 30 * time.Minute, TimestampSkew: 300 * time.Second},
-		RateLimit: server.RateLimitConfig{RequestsPerMinute: 1000, BlockFor: time.Minute},
-		Jobs:      server.JobsConfig{MaintenanceInterval: time.Minute, Timeout: time.Minute},
-		Mail:      server.DefaultMail(),
-		Portal:    server.DefaultPortal(),
-	}
-	cfg.Environment.Mode = "production"
-	for _, f := range tweak {
-		f(&cfg)
-	}
+	srv, st := portalService(t, tweak...)
+	s := &site{t: t, st: st, srv: srv}
 	ctx := context.Background()
-	st, err := store.Open(ctx, t.TempDir(), []byte("portal test secret key 0123"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
-	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	s := &site{t: t, st: st, srv: server.New(cfg, st, log)}
-	if err := Mount(s.srv, log); err != nil {
-		t.Fatal(err)
-	}
 	s.http = httptest.NewServer(s.srv.Handler())
 	t.Cleanup(s.http.Close)
 	s.supplier = s.entity("Fornecedor, Lda.", "508025338")
@@ -91,6 +71,36 @@ func newSite(t *testing.T, tweak ...func(*server.Config)) *site {
 		}
 	}
 	return s
+}
+
+// portalService is a service with the portal mounted, over a new store, its test configuration
+// changed by tweak.
+func portalService(tb testing.TB, tweak ...func(*server.Config)) (*server.Server, *store.Store) {
+	tb.Helper()
+	cfg := server.Config{
+		HTTP:      server.HTTPConfig{BodyLimit: 1 << 20, RequestTimeout: 10 * time.Second, ShutdownTimeout: time.Second},
+		Auth:      server.AuthConfig{AccessTokenTTL: 30 * time.Minute, TimestampSkew: 300 * time.Second},
+		RateLimit: server.RateLimitConfig{RequestsPerMinute: 1000, BlockFor: time.Minute},
+		Jobs:      server.JobsConfig{MaintenanceInterval: time.Minute, Timeout: time.Minute},
+		Mail:      server.DefaultMail(),
+		Portal:    server.DefaultPortal(),
+	}
+	cfg.Environment.Mode = "production"
+	for _, f := range tweak {
+		f(&cfg)
+	}
+	ctx := context.Background()
+	st, err := store.Open(ctx, tb.TempDir(), []byte("portal test secret key 0123"))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { st.Close() })
+	log := slog.New(slog.NewTextHandler(io.Discard, nil))
+	srv := server.New(cfg, st, log)
+	if err := Mount(srv, log); err != nil {
+		tb.Fatal(err)
+	}
+	return srv, st
 }
 
 func (s *site) entity(name, nif string) store.Entity {
@@ -156,15 +166,27 @@ func (b *browser) do(method, path string, form url.Values, headers ...string) (*
 	}
 	req, _ := http.NewRequest(method, b.site.http.URL+path, body)
 	if form != nil {
-		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
-		req.Header.Set("Origin", b.site.http.URL)
-		req.Header.Set("Sec-Fetch-Site", "same-origin")
-	}
-	if b.lang != "" {
-		req.Header.Set("Accept-Language", b.lang)
+		b.sameOrigin(req, "application/x-www-form-urlencoded")
 	}
 	for i := 0; i+1 < len(headers); i += 2 {
 		req.Header.Set(headers[i], headers[i+1])
+	}
+	return b.send(req)
+}
+
+// sameOrigin marks req as a form of this site's pages, with its content type.
+func (b *browser) sameOrigin(req *http.Request, contentType string) {
+	req.Header.Set("Content-Type", contentType)
+	req.Header.Set("Origin", b.site.http.URL)
+	req.Header.Set("Sec-Fetch-Site", "same-origin")
+}
+
+// send makes req as the browser would, with its language and cookies, without following redirects,
+// and keeps the cookies of the answer.
+func (b *browser) send(req *http.Request) (*http.Response, string) {
+	b.t.Helper()
+	if b.lang != "" {
+		req.Header.Set("Accept-Language", b.lang)
 	}
 	for _, c := range b.cookies {
 		req.AddCookie(c)
@@ -184,6 +206,22 @@ func (b *browser) do(method, path string, form url.Values, headers ...string) (*
 	}
 	out, _ := io.ReadAll(resp.Body)
 	return resp, string(out)
+}
+
+// everyRole adds an operator at the customer ("operadora") and signs in a browser for each role: the
+// supplier's operator, the customer's viewer and operator, and the stranger's administrator.
+func (s *site) everyRole() (supplier, viewer, operator, stranger *browser) {
+	s.t.Helper()
+	if _, err := s.srv.CreateUser(context.Background(), server.NewUser{Username: "operadora", Password: password,
+		Role: store.RoleOperator, EntityID: s.customer.ID}); err != nil {
+		s.t.Fatal(err)
+	}
+	supplier, viewer, operator, stranger = s.browser(), s.browser(), s.browser(), s.browser()
+	supplier.login("fornecedor")
+	viewer.login("cliente")
+	operator.login("operadora")
+	stranger.login("outra")
+	return supplier, viewer, operator, stranger
 }
 
 func (b *browser) login(username string) {
@@ -402,15 +440,7 @@ func TestTemplatesUseOnlyCatalogueKeys(t *testing.T) {
 func TestDocumentPageFilesAndDecision(t *testing.T) {
 	s := newSite(t)
 	s.issue("FT 2026/900")
-	if _, err := s.srv.CreateUser(context.Background(), server.NewUser{Username: "operadora", Password: password,
-		Role: store.RoleOperator, EntityID: s.customer.ID}); err != nil {
-		t.Fatal(err)
-	}
-	supplier, viewer, operator, stranger := s.browser(), s.browser(), s.browser(), s.browser()
-	supplier.login("fornecedor")
-	viewer.login("cliente")
-	operator.login("operadora")
-	stranger.login("outra")
+	supplier, viewer, operator, stranger := s.everyRole()
 
 	_, list := supplier.do(http.MethodGet, "/portal/issued", nil)
 	m := regexp.MustCompile(`href="(/portal/documents/[0-9a-f]{32})"`).FindStringSubmatch(list)

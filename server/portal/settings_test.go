@@ -202,3 +202,39 @@ func TestSettingsFormsPostRedirectAndRefuse(t *testing.T) {
 		t.Fatalf("a disabled user signs in: %d", resp.StatusCode)
 	}
 }
+
+// An entity's administrator cannot test another entity's webhook nor redeliver its attempts: both are
+// the same 404 as a missing row, and nothing is queued.
+func TestSettingsWebhookActionsStayInTheEntity(t *testing.T) {
+	s := newSite(t)
+	ctx := context.Background()
+	theirs, err := s.srv.CreateWebhook(ctx, s.customer.ID, "https://erp.cliente.example/hook", "cliente key 0123456789", server.WebhookEvents)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.st.EnqueueWebhookTest(ctx, theirs); err != nil {
+		t.Fatal(err)
+	}
+	due, _ := s.st.DueOutbox(ctx, "webhook", "9999", 10)
+	if err := s.st.RecordOutbox(ctx, []store.OutboxResult{{ID: due[0].ID, Failed: true, Error: "HTTP 503",
+		Attempt: &store.WebhookAttempt{WebhookID: theirs.ID, Attempt: 1, StatusCode: 503, Error: "HTTP 503"}}}); err != nil {
+		t.Fatal(err)
+	}
+	attempts, err := s.st.EntityWebhookDeliveries(ctx, s.customer.ID, 10)
+	if err != nil || len(attempts) != 1 {
+		t.Fatalf("attempts %+v: %v", attempts, err)
+	}
+	admin := s.browser()
+	admin.login("outra")
+	for _, path := range []string{
+		"/portal/settings/webhooks/" + strconv.FormatInt(theirs.ID, 10) + "/test",
+		"/portal/settings/webhooks/attempts/" + strconv.FormatInt(attempts[0].ID, 10) + "/redeliver",
+	} {
+		if resp, _ := admin.do(http.MethodPost, path, url.Values{}); resp.StatusCode != http.StatusNotFound {
+			t.Errorf("%s: %d", path, resp.StatusCode)
+		}
+	}
+	if due, _ := s.st.DueOutbox(ctx, "webhook", "9999", 10); len(due) != 0 {
+		t.Fatalf("queued for another entity's webhook: %+v", due)
+	}
+}

@@ -10,6 +10,7 @@ import (
 	"net/http/httptest"
 	"net/textproto"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"einvoice/server/edi"
@@ -307,5 +308,29 @@ func TestBinaryBody(t *testing.T) {
 	}
 	if got, _ := b.inbox.snapshot(); len(got) != 1 || string(got[0].payload) != invoiceXML {
 		t.Fatalf("received %+v", got)
+	}
+}
+
+// Messages and asynchronous MDNs go to the partner's host only: a redirect from there to another
+// host is not followed.
+func TestNoRedirectOffThePartnersHost(t *testing.T) {
+	a, b := newStation(t, "A"), newStation(t, "B")
+	var elsewhere atomic.Int32
+	victim := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { elsewhere.Add(1) }))
+	defer victim.Close()
+	redirector := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, strings.Replace(victim.URL, "127.0.0.1", "localhost", 1), http.StatusTemporaryRedirect)
+	}))
+	defer redirector.Close()
+	if err := b.handler.postOnce(redirector.URL, http.Header{}, []byte("mdn")); err == nil {
+		t.Error("a redirected MDN counted as delivered")
+	}
+	aToB, _ := pair(a, b, Partner{Sign: SHA256, Cipher: AES128, MDN: MDNSync})
+	a.book.partners[0].URL = redirector.URL
+	if _, err := a.connector.Deliver(context.Background(), delivery(aToB.Name, "redirected@a.example")); err == nil {
+		t.Error("a redirected message counted as delivered")
+	}
+	if n := elsewhere.Load(); n != 0 {
+		t.Fatalf("requests followed the redirect to another host %d times", n)
 	}
 }

@@ -21,7 +21,7 @@ const maxMDN = 1 << 20
 // Connector delivers EDI messages to AS2 partners (edi.Connector).
 type Connector struct {
 	Book   Book
-	Client *http.Client // its Timeout bounds one delivery
+	Client *http.Client // its Timeout bounds one delivery (redirects are not followed)
 	// MDNURL is where partners post asynchronous MDNs: this installation's inbound AS2 route.
 	MDNURL string
 }
@@ -53,7 +53,9 @@ func (c *Connector) Deliver(ctx context.Context, d edi.Delivery) (edi.Receipt, e
 	if err := c.Book.RecordSent(ctx, p.Name, d.MessageID, micValue); err != nil {
 		return edi.Receipt{}, err
 	}
-	resp, err := c.Client.Do(req)
+	client := *c.Client
+	client.CheckRedirect = noRedirects
+	resp, err := client.Do(req)
 	if err != nil {
 		return edi.Receipt{}, err
 	}

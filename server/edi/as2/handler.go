@@ -31,7 +31,7 @@ type Handler struct {
 type HandlerOptions struct {
 	MaxBody int64         // bytes of one message, before and after decompression
 	Timeout time.Duration // to read, process and answer one message
-	Client  *http.Client  // posts asynchronous MDNs; its Timeout bounds one attempt
+	Client  *http.Client  // posts asynchronous MDNs; its Timeout bounds one attempt (redirects are not followed)
 	Log     *slog.Logger
 }
 
@@ -53,9 +53,12 @@ func NewHandler(book Book, inbox edi.Inbox, opts HandlerOptions) *Handler {
 	if opts.Timeout <= 0 {
 		opts.Timeout = time.Minute
 	}
-	if opts.Client == nil {
-		opts.Client = &http.Client{Timeout: 30 * time.Second}
+	client := http.Client{Timeout: 30 * time.Second}
+	if opts.Client != nil {
+		client = *opts.Client
 	}
+	client.CheckRedirect = noRedirects
+	opts.Client = &client
 	if opts.Log == nil {
 		opts.Log = slog.New(slog.DiscardHandler)
 	}
@@ -288,6 +291,10 @@ func requestedDigest(options, signedWith string) string {
 	}
 	return signedWith
 }
+
+// noRedirects is the CheckRedirect of every request to a partner: a redirect would take the message
+// or MDN off the partner's host, to wherever the partner (or whoever holds its address) points.
+func noRedirects(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
 
 // sameHost tells whether an asynchronous MDN address is on the partner's host, so a forged
 // Receipt-Delivery-Option cannot make this server post elsewhere.
