@@ -247,12 +247,18 @@ func TestEndToEndAS2BetweenInstallations(t *testing.T) {
 
 	// The other way: B's entity issues to A's.
 	back := strings.NewReplacer(receiverNIF, issuerNIF, "FT AS2/1", "FT BA/1").Replace(as2Invoice("FT AS2/1", "50.00"))
-	if status, v := b.c.call("POST", "/apps/documents", b.headers(tokB), back); status != 201 {
+	status, v = b.c.call("POST", "/apps/documents", b.headers(tokB), back)
+	if status != 201 {
 		t.Fatalf("issue at B: %d %v", status, v)
 	}
+	backID := v["response"].(map[string]any)["data"].(map[string]any)["id"].(string)
 	waitFor(t, 20*time.Second, "A receives FT BA/1", func() (bool, string) {
 		got := a.documents(tokA, "received")["FT BA/1"]
 		return len(got) == 1, fmt.Sprint(got)
+	})
+	waitFor(t, 20*time.Second, "B after A's ACCEPTED", func() (bool, string) {
+		s, e := b.document(tokB, backID)
+		return s == "sent" && e == "accepted", s + "/" + e
 	})
 	a.settled()
 	b.settled()
