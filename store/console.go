@@ -55,4 +55,3 @@ func (s *Store) ConnectionsInState(ctx context.Context, state string, offset, li
 	}
 	return out, total, rows.Err()
 }
-
