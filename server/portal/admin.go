@@ -424,6 +424,13 @@ func (p *Portal) adminConnectionsPage(c echo.Context, status int, errs map[strin
 	}
 	for _, cn := range conns {
 		v.Rows = append(v.Rows, connectionRow(cn, 0, lang))
+		// A name no longer configured stays a choice, so that saving the form does not drop it unasked.
+		if cn.Partner != "" && !slices.Contains(v.Partners, cn.Partner) {
+			v.Partners = append(v.Partners, cn.Partner)
+		}
+		if cn.Upstream != "" && !slices.Contains(v.Upstreams, cn.Upstream) {
+			v.Upstreams = append(v.Upstreams, cn.Upstream)
+		}
 	}
 	return p.render(c, status, "admin_connections", v)
 }

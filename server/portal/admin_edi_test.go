@@ -180,6 +180,9 @@ func TestConsoleManagesAS2AndUpstreams(t *testing.T) {
 		t.Fatalf("delete upstream: %d", resp.StatusCode)
 	}
 	flash("/portal/admin/upstreams", "admin.upstream_deleted")
+	if _, body = support.do(http.MethodGet, "/portal/admin/connections", nil); !strings.Contains(body, `<option selected>Broker Norte</option>`) {
+		t.Fatal("the connection's deleted upstream is no longer its choice: saving the form would drop it")
+	}
 	if resp, _ = support.do(http.MethodPost, "/portal/admin/upstreams/delete", url.Values{"name": {"Broker Norte"}}); resp.StatusCode != http.StatusNotFound {
 		t.Fatalf("delete a deleted upstream: %d", resp.StatusCode)
 	}
