@@ -118,7 +118,11 @@ func (w *Workflow) ImportAS2Identity(ctx context.Context, p12 []byte, password, 
 	if _, err := w.saveAS2Identity(ctx, as2ID, key, seal.Certificate, true); err != nil {
 		return AS2IdentityView{}, err
 	}
-	return w.AS2Identity(ctx)
+	view, err := w.AS2Identity(ctx)
+	if err != nil {
+		return view, err
+	}
+	return view, w.audit(ctx, "as2_identity.import", as2ID, "sha256", view.Fingerprint)
 }
 
 func (w *Workflow) as2Identity(ctx context.Context) (as2.Identity, error) {
@@ -226,7 +230,10 @@ func (w *Workflow) CreateAS2Partner(ctx context.Context, in AS2PartnerInput) (st
 		return store.AS2Partner{}, err
 	}
 	created, err := w.store.CreateAS2Partner(ctx, p)
-	return created, asExists(err)
+	if err != nil {
+		return created, asExists(err)
+	}
+	return created, w.audit(ctx, "as2_partner.create", created.Name, "as2_id", created.AS2ID, "url", created.URL)
 }
 
 // UpdateAS2Partner changes a partner's settings; CodeNotFound when there is none by that name.
@@ -248,12 +255,19 @@ func (w *Workflow) UpdateAS2Partner(ctx context.Context, name string, c AS2Partn
 		return store.AS2Partner{}, err
 	}
 	updated, err := w.store.UpdateAS2Partner(ctx, p)
-	return updated, asExists(asNotFound(err))
+	if err != nil {
+		return updated, asExists(asNotFound(err))
+	}
+	return updated, w.audit(ctx, "as2_partner.update", name, "name", updated.Name, "as2_id", updated.AS2ID, "url", updated.URL,
+		"sign", updated.Sign, "cipher", updated.Cipher, "compress", updated.Compress, "mdn", updated.MDN)
 }
 
 // DeleteAS2Partner removes a partner; CodeNotFound when there is none by that name.
 func (w *Workflow) DeleteAS2Partner(ctx context.Context, name string) error {
-	return asNotFound(w.store.DeleteAS2Partner(ctx, name))
+	if err := w.store.DeleteAS2Partner(ctx, name); err != nil {
+		return asNotFound(err)
+	}
+	return w.audit(ctx, "as2_partner.delete", name)
 }
 
 // AS2Partners lists the AS2 partners by name.

@@ -97,8 +97,10 @@ func (w *Workflow) AllWebhookAttempts(ctx context.Context, limit int) ([]Webhook
 
 // ReviewConnection is the support team's decision on a connection: its state, the reason shown to the
 // requester, and the team's own observation (spec 2.2 admin_observation; empty leaves it as it is).
-func (w *Workflow) ReviewConnection(ctx context.Context, id int64, state, reason, observation string) (store.Connection, error) {
-	d := ConnectionDecision{State: state, Reason: reason}
+// partner and upstream, when not nil, set the AS2 partner or upstream broker it goes through ("" for
+// none).
+func (w *Workflow) ReviewConnection(ctx context.Context, id int64, state, reason, observation string, partner, upstream *string) (store.Connection, error) {
+	d := ConnectionDecision{State: state, Reason: reason, Partner: partner, Upstream: upstream}
 	if observation != "" {
 		d.AdminObservation = &observation
 	}
@@ -233,4 +235,19 @@ func readOutboxMessage(root *os.Root, name string, withRaw bool) (OutboxMessage,
 	}
 	return OutboxMessage{File: name, Date: msg.Header.Get("Date"), To: msg.Header.Get("To"), Subject: subject,
 		Size: st.Size()}, raw, nil
+}
+
+// EDIStates are the states of an EDI delivery, in the order a queue is worked.
+var EDIStates = []string{store.EDIQueued, store.EDIAwaiting, store.EDIDone, store.EDIFailed}
+
+// maxEDIRows bounds a listing of the EDI delivery queue.
+const maxEDIRows = 1000
+
+// EDIDeliveries lists the EDI delivery queue, newest first: up to limit (at most 1000) deliveries, in
+// state when it names one, else in any.
+func (w *Workflow) EDIDeliveries(ctx context.Context, state string, limit int) ([]store.EDIDelivery, error) {
+	if state != "" && !slices.Contains(EDIStates, state) {
+		return nil, fieldError("state", CodeInvalidValue)
+	}
+	return w.store.EDIDeliveries(ctx, store.EDIFilter{State: state, Limit: max(1, min(limit, maxEDIRows))})
 }

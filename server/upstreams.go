@@ -29,7 +29,10 @@ func (w *Workflow) CreateUpstream(ctx context.Context, u store.Upstream) (store.
 		return store.Upstream{}, err
 	}
 	created, err := w.store.CreateUpstream(ctx, u)
-	return created, asExists(err)
+	if err != nil {
+		return created, asExists(err)
+	}
+	return created, w.audit(ctx, "upstream.create", created.Name, "base_url", created.BaseURL, "client_id", created.ClientID)
 }
 
 // DeleteUpstream removes an upstream broker; connections that name it wait until it exists again.
@@ -37,7 +40,15 @@ func (w *Workflow) DeleteUpstream(ctx context.Context, name string) error {
 	if name == "" {
 		return fieldError("name", CodeRequired)
 	}
-	return asNotFound(w.store.DeleteUpstream(ctx, name))
+	if err := w.store.DeleteUpstream(ctx, name); err != nil {
+		return asNotFound(err)
+	}
+	return w.audit(ctx, "upstream.delete", name)
+}
+
+// Upstreams lists the upstream brokers (their secrets stay in the store).
+func (w *Workflow) Upstreams(ctx context.Context) ([]store.Upstream, error) {
+	return w.store.Upstreams(ctx)
 }
 
 // upstreamConfig is what the upstream connector needs of an upstream broker.

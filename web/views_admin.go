@@ -77,6 +77,8 @@ type ConnectionsPage struct {
 	CanAsk bool   // the user may request a connection for the entity
 	NIF    string // the request form's values after a refusal
 	Note   string
+	// Partners and Upstreams are the console's choices of what a connection goes through.
+	Partners, Upstreams []string
 }
 
 // ConnectionRow is one connection.
@@ -89,6 +91,7 @@ type ConnectionRow struct {
 	Observation       string
 	Reason, ReasonAt  string
 	AdminObservation  string
+	Partner, Upstream string // the AS2 partner or upstream broker it goes through, if any
 	Created, Updated  string
 }
 

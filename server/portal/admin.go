@@ -19,7 +19,7 @@ import (
 )
 
 // The support console, /portal/admin/…: entities, API credentials, connections, seals, portal users,
-// e-mails, webhook deliveries and the audit log. Only support users reach it; anyone else gets the
+// e-mails, webhook deliveries, EDI (admin_edi.go) and the audit log. Only support users reach it; anyone else gets the
 // same 404 as for a page that does not exist. Changes go through the workflow's support operations,
 // which record each in the audit log under the signed-in user's name.
 
@@ -54,6 +54,7 @@ func (p *Portal) adminRoutes(in *echo.Group) {
 	g.GET("/outbox/:file", p.outboxMessage)
 	g.GET("/webhooks", p.page(p.webhookAttemptsPage))
 	g.GET("/audit", p.page(p.auditPage))
+	p.ediRoutes(g)
 }
 
 // supportOnly answers anyone but a support user as if the page did not exist.
@@ -107,7 +108,8 @@ var consoleTabs = []struct{ href, key string }{
 	{"/portal/admin/entities", "admin.entities"}, {"/portal/admin/credentials", "admin.credentials"},
 	{"/portal/admin/connections", "admin.connections"}, {"/portal/admin/seals", "admin.seals"},
 	{"/portal/admin/users", "admin.users"}, {"/portal/admin/emails", "admin.emails"},
-	{"/portal/admin/webhooks", "admin.webhooks"}, {"/portal/admin/audit", "admin.audit"},
+	{"/portal/admin/webhooks", "admin.webhooks"}, {"/portal/admin/as2", "admin.as2"},
+	{"/portal/admin/upstreams", "admin.upstreams"}, {"/portal/admin/edi", "admin.edi"}, {"/portal/admin/audit", "admin.audit"},
 }
 
 // console is the frame of a console page. It works before any entity exists.
@@ -396,17 +398,39 @@ func (p *Portal) adminConnectionsPage(c echo.Context, status int, errs map[strin
 	}
 	page, _ := strconv.Atoi(q.Get("page"))
 	page = max(1, min(page, 1_000_000))
-	conns, total, err := p.wf.Connections(c.Request().Context(), state, (page-1)*connectionRows, connectionRows)
+	ctx := c.Request().Context()
+	conns, total, err := p.wf.Connections(ctx, state, (page-1)*connectionRows, connectionRows)
 	if err != nil {
 		return err
 	}
 	lang := current(c).lang
 	v := &web.ConnectionsPage{Console: con, Total: total, State: state, Pager: pager(q, page, total, connectionRows, len(conns))}
+	partners, err := p.wf.AS2Partners(ctx)
+	if err != nil {
+		return err
+	}
+	for _, pt := range partners {
+		v.Partners = append(v.Partners, pt.Name)
+	}
+	upstreams, err := p.wf.Upstreams(ctx)
+	if err != nil {
+		return err
+	}
+	for _, u := range upstreams {
+		v.Upstreams = append(v.Upstreams, u.Name)
+	}
 	for _, s := range reviewStates {
 		v.States = append(v.States, web.Option{Value: s, Label: i18n.T(lang, "api.connection.state."+s)})
 	}
 	for _, cn := range conns {
 		v.Rows = append(v.Rows, connectionRow(cn, 0, lang))
+		// A name no longer configured stays a choice, so that saving the form does not drop it unasked.
+		if cn.Partner != "" && !slices.Contains(v.Partners, cn.Partner) {
+			v.Partners = append(v.Partners, cn.Partner)
+		}
+		if cn.Upstream != "" && !slices.Contains(v.Upstreams, cn.Upstream) {
+			v.Upstreams = append(v.Upstreams, cn.Upstream)
+		}
 	}
 	return p.render(c, status, "admin_connections", v)
 }
@@ -417,7 +441,7 @@ func connectionRow(cn store.Connection, seenFrom int64, lang string) web.Connect
 	r := web.ConnectionRow{ID: strconv.FormatInt(cn.ID, 10),
 		From: cn.From.Name, FromTaxID: cn.From.Country + cn.From.NIF, To: cn.To.Name, ToTaxID: cn.To.Country + cn.To.NIF,
 		State: cn.State, StateLabel: i18n.T(lang, "api.connection.state."+cn.State), Observation: cn.Observation,
-		Reason: cn.Reason, ReasonAt: cn.ReasonAt, AdminObservation: cn.AdminObservation,
+		Reason: cn.Reason, ReasonAt: cn.ReasonAt, AdminObservation: cn.AdminObservation, Partner: cn.Partner, Upstream: cn.Upstream,
 		Created: cn.CreatedAt, Updated: cn.UpdatedAt}
 	switch seenFrom {
 	case 0:
@@ -434,8 +458,22 @@ func (p *Portal) reviewConnection(c echo.Context) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	_, err = p.wf.ReviewConnection(c.Request().Context(), id, c.FormValue("state"), c.FormValue("reason"), c.FormValue("admin_observation"))
+	form, err := c.FormParams()
+	if err != nil {
+		return "", err
+	}
+	_, err = p.wf.ReviewConnection(c.Request().Context(), id, c.FormValue("state"), c.FormValue("reason"), c.FormValue("admin_observation"),
+		formField(form, "partner"), formField(form, "upstream"))
 	return "/portal/admin/connections", err
+}
+
+// formField is a form's field when the form has it, nil when not.
+func formField(form url.Values, name string) *string {
+	if !form.Has(name) {
+		return nil
+	}
+	v := form.Get(name)
+	return &v
 }
 
 // Seals.

@@ -20,7 +20,8 @@ import (
 )
 
 // consoleSite is a site with something on every console page: a webhook with a delivery attempt, an
-// .eml file in the outbox folder, a seal imported through the console's upload form.
+// .eml file in the outbox folder, a seal imported through the console's upload form, an AS2 partner,
+// an upstream broker and an EDI delivery queued for the partner.
 func consoleSite(t *testing.T) (*site, *browser, string) {
 	outbox := t.TempDir()
 	s := newSite(t, func(c *server.Config) { c.Mail.OutboxDir = outbox })
@@ -36,6 +37,24 @@ func consoleSite(t *testing.T) (*site, *browser, string) {
 	}
 	if err := s.st.RecordOutbox(ctx, []store.OutboxResult{{ID: due[0].ID, Done: false, NextAt: "2999-01-01 00:00:00", Error: "503",
 		Attempt: &store.WebhookAttempt{WebhookID: hook.ID, Attempt: 1, StatusCode: 503, LatencyMS: 42, Error: "Service Unavailable"}}}); err != nil {
+		t.Fatal(err)
+	}
+	docs, _, err := s.st.Documents(ctx, store.DocumentFilter{EntityID: s.supplier.ID, Side: store.SideIssued, Limit: 1})
+	if err != nil || len(docs) != 1 {
+		t.Fatalf("the issued document: %v", err)
+	}
+	if _, err := s.srv.CreateAS2Partner(ctx, server.AS2PartnerInput{Name: "Parceiro EDI", AS2ID: "PARCEIRO-EDI",
+		URL: "https://as2.parceiro.example/as2", Certificate: certificatePEM(t, "Parceiro EDI")}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.srv.CreateUpstream(ctx, store.Upstream{Name: "Broker Norte", BaseURL: "https://broker.example/api/v1/pt",
+		ClientID: "norte-client", Secret: "upstream secret value", PublicKey: "upstream public key"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.st.Update(ctx, func(tx *store.Tx) error {
+		return tx.QueueEDI(store.EDIDelivery{DocumentID: docs[0].ID, Version: 1, Kind: "document", Connector: "as2", Partner: "Parceiro EDI",
+			FromNIF: s.supplier.NIF, ToNIF: "503504564", MessageID: "<edi-msg-1@einvoice>"})
+	}); err != nil {
 		t.Fatal(err)
 	}
 	eml := "Return-Path: <b@x>\r\nTo: <ap@cliente.example>\r\nDate: Fri, 20 Nov 2026 10:00:00 +0000\r\nSubject: Fatura FT 2026/700\r\n\r\n<b>olá</b>\r\n"
@@ -73,6 +92,10 @@ func TestConsolePagesRenderForSupportOnly(t *testing.T) {
 		{"/portal/admin/emails", "Fatura FT 2026/700"},
 		{"/portal/admin/outbox/" + eml, "&lt;b&gt;olá&lt;/b&gt;"},
 		{"/portal/admin/webhooks", "Service Unavailable"},
+		{"/portal/admin/as2", "PARCEIRO-EDI"},
+		{"/portal/admin/upstreams", "norte-client"},
+		{"/portal/admin/edi", "&lt;edi-msg-1@einvoice&gt;"},
+		{"/portal/admin/connections", `<option>Broker Norte</option>`},
 		{"/portal/admin/audit", "seal.import"},
 	}
 	outsider := s.browser()
@@ -105,6 +128,12 @@ func TestConsolePagesRenderForSupportOnly(t *testing.T) {
 	}
 	if _, body := support.do(http.MethodGet, "/portal/", nil); !strings.Contains(body, `href="/portal/admin/"`) {
 		t.Fatal("the console is not in support's menu")
+	}
+	// The EDI queue's state filter.
+	for state, shown := range map[string]bool{"queued": true, "done": false, "nonsense": true} {
+		if _, body := support.do(http.MethodGet, "/portal/admin/edi?state="+state, nil); strings.Contains(body, "edi-msg-1@einvoice") != shown {
+			t.Errorf("EDI queue filtered by %s: shown %t", state, !shown)
+		}
 	}
 	// An outbox file is read by its name in the folder only.
 	for _, name := range []string{"..%2Fsecret.eml", ".hidden.eml", "missing.eml", "20261120T100000-m1.txt"} {

@@ -43,7 +43,8 @@ export async function adminWalk({ base, creds, check, session, shot, token }) {
   await Promise.all([s.page.waitForNavigation(), s.page.click(`table a:text("${supplier.name}")`)]);
   check('console: an entity\'s settings and recipient rules', (await s.page.$('form[action$="/rules"]')) !== null);
   await shot(s.page, 'admin-entity');
-  for (const [path, name] of [['seals', 'admin-seals'], ['users', 'admin-users'], ['webhooks', 'admin-webhooks']]) {
+  for (const [path, name] of [['seals', 'admin-seals'], ['users', 'admin-users'], ['webhooks', 'admin-webhooks'],
+    ['as2', 'admin-as2'], ['upstreams', 'admin-upstreams'], ['edi', 'admin-edi']]) {
     const r = await s.page.goto(base + '/portal/admin/' + path);
     check(`console: ${path} page`, r.status() === 200 && (await s.page.$('nav.tabs a[aria-current="page"]')) !== null);
     await shot(s.page, name);
