@@ -342,8 +342,11 @@ func TestEndToEndEmailsSurviveKill(t *testing.T) {
 	release := smtpServer.HoldAfter(20) // the kill always lands in the middle of delivery
 	data := t.TempDir()
 	config := filepath.Join(t.TempDir(), "einvoice.toml")
+	// The 21st message is held from the moment it is sent until the kill, which comes only after every
+	// document is created: the SMTP timeout must outlast that, or the transport gives up on the held
+	// message and sends it again on a new connection, and it arrives twice before the kill.
 	os.WriteFile(config, []byte(fmt.Sprintf("[mail]\ntransport = \"smtp\"\ninterval = \"200ms\"\nbatch = 20\n"+
-		"[mail.smtp]\nhost = %q\nport = %d\ntls = \"none\"\ntimeout = \"5s\"\n", smtpServer.Host, smtpServer.Port)), 0o600)
+		"[mail.smtp]\nhost = %q\nport = %d\ntls = \"none\"\ntimeout = \"2m\"\n", smtpServer.Host, smtpServer.Port)), 0o600)
 	p, creds := startDemo(t, data, "--config", config)
 	a, b := creds.Entities[0], creds.Entities[1]
 	c := client{t, creds.APIBase}
