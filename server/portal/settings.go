@@ -171,28 +171,38 @@ func (p *Portal) addWebhook(c echo.Context) error {
 	return p.renderSettings(c, http.StatusOK, a, b, "webhooks", nil, nil, nil)
 }
 
-// pathID is the numeric path parameter "id"; 0 when it is not one (no row has it).
-func pathID(c echo.Context) int64 {
-	id, _ := strconv.ParseInt(c.Param("id"), 10, 64)
-	return id
-}
-
 func (p *Portal) editWebhook(c echo.Context, a server.Access) error {
-	_, err := p.wf.UpdateWebhook(c.Request().Context(), a.Entity.ID, pathID(c), strings.TrimSpace(c.FormValue("url")),
+	id, err := idParam(c, "id")
+	if err != nil {
+		return err
+	}
+	_, err = p.wf.UpdateWebhook(c.Request().Context(), a.Entity.ID, id, strings.TrimSpace(c.FormValue("url")),
 		strings.TrimSpace(c.FormValue("key")), formEvents(c))
 	return err
 }
 
 func (p *Portal) deleteWebhook(c echo.Context, a server.Access) error {
-	return p.wf.DeleteEntityWebhook(c.Request().Context(), a.Entity.ID, pathID(c))
+	id, err := idParam(c, "id")
+	if err != nil {
+		return err
+	}
+	return p.wf.DeleteEntityWebhook(c.Request().Context(), a.Entity.ID, id)
 }
 
 func (p *Portal) testWebhook(c echo.Context, a server.Access) error {
-	return p.wf.TestWebhook(c.Request().Context(), a.Entity.ID, pathID(c))
+	id, err := idParam(c, "id")
+	if err != nil {
+		return err
+	}
+	return p.wf.TestWebhook(c.Request().Context(), a.Entity.ID, id)
 }
 
 func (p *Portal) redeliver(c echo.Context, a server.Access) error {
-	return p.wf.RedeliverWebhook(c.Request().Context(), a.Entity.ID, pathID(c))
+	id, err := idParam(c, "id")
+	if err != nil {
+		return err
+	}
+	return p.wf.RedeliverWebhook(c.Request().Context(), a.Entity.ID, id)
 }
 
 func (p *Portal) addProcessState(c echo.Context, a server.Access) error {
