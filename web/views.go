@@ -132,10 +132,9 @@ type Column struct {
 
 // Pager links to the neighbouring pages of a list.
 type Pager struct {
-	Page, Pages    int
-	Prev, Next     string // empty at either end
-	First, Last    int    // the rows shown, 1-based
-	RowsPerPageMax int
+	Page, Pages int
+	Prev, Next  string // empty at either end
+	First, Last int    // the rows shown, 1-based
 }
 
 // AccountPage is the user's own settings: password and sessions.
