@@ -157,11 +157,15 @@ func checked(c echo.Context, field string) bool { return c.FormValue(field) == "
 // entityOptions are the entities as a select's choices, by name.
 func (p *Portal) entityOptions(c echo.Context) ([]web.Option, error) {
 	es, err := p.wf.Entities(c.Request().Context())
+	return optionsOfEntities(es), err
+}
+
+func optionsOfEntities(es []store.Entity) []web.Option {
 	var out []web.Option
 	for _, e := range es {
 		out = append(out, web.Option{Value: strconv.FormatInt(e.ID, 10), Label: e.Name + " (" + server.EntityKey(e) + ")"})
 	}
-	return out, err
+	return out
 }
 
 // formEntity reads the entity a form names by id; a FieldErrors on field when it names none.
@@ -495,10 +499,7 @@ func (p *Portal) sealsPage(c echo.Context, status int, errs map[string]*web.Fiel
 	if err != nil {
 		return err
 	}
-	v := &web.SealsPage{Console: con}
-	if v.EntityOptions, err = p.entityOptions(c); err != nil {
-		return err
-	}
+	v := &web.SealsPage{Console: con, EntityOptions: optionsOfEntities(es)}
 	now := time.Now()
 	for _, s := range seals {
 		row := web.SealRow{EntityID: strconv.FormatInt(s.EntityID, 10), Subject: s.Subject, Issuer: s.Issuer, Serial: s.Serial,
