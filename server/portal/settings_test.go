@@ -113,7 +113,7 @@ func TestSettingsFormsPostRedirectAndRefuse(t *testing.T) {
 	profile := url.Values{"name": {"Outra, Lda."}, "street": {"Rua Nova"}, "postal_zone": {"1000-001"}, "city": {"Lisboa"},
 		"country": {"PT"}, "iban": {"PT50000201231234567890155"}, "gln": {"5601234000016"}}
 	resp, body := b.do(http.MethodPost, "/portal/settings/profile", profile)
-	if resp.StatusCode != 400 || !strings.Contains(body, `data-code="e390"`) || !strings.Contains(body, `value="Rua Nova"`) {
+	if resp.StatusCode != 400 || !strings.Contains(body, `data-code="`+server.CodeInvalidIBAN.ID+`"`) || !strings.Contains(body, `value="Rua Nova"`) {
 		t.Fatalf("bad IBAN: %d", resp.StatusCode)
 	}
 	profile.Set("iban", "PT50000201231234567890154")
