@@ -134,14 +134,14 @@ func (p *Portal) saveProfile(c echo.Context, a server.Access) error {
 
 func (p *Portal) saveSender(c echo.Context, a server.Access) error {
 	_, err := p.wf.UpdateSender(c.Request().Context(), a.Entity.ID, c.FormValue("from_name"), c.FormValue("reply_to"),
-		c.FormValue("attach_xml") == "1")
+		checked(c, "attach_xml"))
 	return err
 }
 
 func (p *Portal) saveNotifications(c echo.Context, a server.Access) error {
 	cc := strings.FieldsFunc(c.FormValue("cc"), func(r rune) bool { return r == ',' || r == ';' || r == '\n' || r == '\r' || r == ' ' })
-	_, err := p.wf.UpdateNotifications(c.Request().Context(), a.Entity.ID, c.FormValue("on_received") == "1",
-		c.FormValue("on_rejected") == "1", cc)
+	_, err := p.wf.UpdateNotifications(c.Request().Context(), a.Entity.ID, checked(c, "on_received"),
+		checked(c, "on_rejected"), cc)
 	return err
 }
 
