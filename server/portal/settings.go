@@ -139,9 +139,8 @@ func (p *Portal) saveSender(c echo.Context, a server.Access) error {
 }
 
 func (p *Portal) saveNotifications(c echo.Context, a server.Access) error {
-	cc := strings.FieldsFunc(c.FormValue("cc"), func(r rune) bool { return r == ',' || r == ';' || r == '\n' || r == '\r' || r == ' ' })
 	_, err := p.wf.UpdateNotifications(c.Request().Context(), a.Entity.ID, checked(c, "on_received"),
-		checked(c, "on_rejected"), cc)
+		checked(c, "on_rejected"), splitAddresses(c.FormValue("cc")))
 	return err
 }
 
