@@ -1,8 +1,10 @@
 package portal
 
 import (
+	"maps"
 	"mime"
 	"net/http"
+	"slices"
 	"strings"
 
 	"einvoice/server"
@@ -54,7 +56,8 @@ func (p *Portal) workflowError(c echo.Context, err error) error {
 	if codes[""] == server.CodeNotFound {
 		return p.fail(c, http.StatusNotFound, "error.not_found")
 	}
-	return p.fail(c, http.StatusBadRequest, "error.not_found")
+	fields := slices.Sorted(maps.Keys(codes)) // the page names one refusal: the first field's, by name
+	return p.fail(c, http.StatusBadRequest, "code."+codes[fields[0]].ID)
 }
 
 func documentView(b web.Base, a server.Access, d server.DocumentDetail, lang string) *web.DocumentPage {
