@@ -107,12 +107,15 @@ func TestWebhookSettings(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	log, err := s.EntityWebhookDeliveries(ctx, e.ID, 10)
+	log, err := s.WebhookDeliveries(ctx, e.ID, 10)
 	if err != nil || len(log) != 1 || log[0].Event != WebhookTestEvent || log[0].StatusCode != 500 || log[0].URL != w2.URL {
 		t.Fatalf("log %+v %v", log, err)
 	}
-	if other, _ := s.EntityWebhookDeliveries(ctx, e.ID+1, 10); len(other) != 0 {
+	if other, _ := s.WebhookDeliveries(ctx, e.ID+1, 10); len(other) != 0 {
 		t.Fatalf("another entity's log: %v", other)
+	}
+	if all, _ := s.WebhookDeliveries(ctx, 0, 10); len(all) != 1 || all[0].EntityID != e.ID {
+		t.Fatalf("every entity's log: %+v", all)
 	}
 	a, entityID, err := s.WebhookAttemptByID(ctx, log[0].ID)
 	if err != nil || entityID != e.ID || a.OutboxID != due[0].ID {
