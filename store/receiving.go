@@ -218,6 +218,27 @@ func (s *Store) Webhooks(ctx context.Context, entityID int64) ([]Webhook, error)
 	return out, rows.Err()
 }
 
+// FailingWebhooks lists an entity's webhooks whose latest delivery attempt failed (an error, or a status
+// outside 2xx).
+func (s *Store) FailingWebhooks(ctx context.Context, entityID int64) ([]Webhook, error) {
+	rows, err := s.reader.QueryContext(ctx, `SELECT `+webhookColumns+` FROM webhooks w WHERE entity_id = ? AND EXISTS (
+		SELECT 1 FROM webhook_attempts a WHERE a.id = (SELECT max(id) FROM webhook_attempts WHERE webhook_id = w.id)
+		AND (coalesce(a.error, '') != '' OR a.status_code NOT BETWEEN 200 AND 299)) ORDER BY id`, entityID)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := []Webhook{}
+	for rows.Next() {
+		w, err := s.scanWebhook(rows)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, w)
+	}
+	return out, rows.Err()
+}
+
 // WebhookByID reads one webhook with its key.
 func (s *Store) WebhookByID(ctx context.Context, id int64) (Webhook, error) {
 	return s.scanWebhook(s.reader.QueryRowContext(ctx, `SELECT `+webhookColumns+` FROM webhooks WHERE id = ?`, id))
