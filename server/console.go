@@ -69,32 +69,6 @@ func (w *Workflow) Emails(ctx context.Context, f store.EmailFilter) ([]store.Ema
 	return w.store.Emails(ctx, f)
 }
 
-// WebhookAttempt is a delivery attempt with the webhook it was for.
-type WebhookAttempt struct {
-	store.WebhookAttempt
-	Webhook store.Webhook // its key is never shown
-}
-
-// AllWebhookAttempts lists the latest delivery attempts of every entity's webhooks, newest first.
-func (w *Workflow) AllWebhookAttempts(ctx context.Context, limit int) ([]WebhookAttempt, error) {
-	attempts, err := w.store.WebhookAttempts(ctx, 0, min(max(limit, 1), 1000))
-	if err != nil {
-		return nil, err
-	}
-	hooks, err := w.store.Webhooks(ctx, 0)
-	if err != nil {
-		return nil, err
-	}
-	out := make([]WebhookAttempt, len(attempts))
-	for i, a := range attempts {
-		out[i].WebhookAttempt = a
-		if j := slices.IndexFunc(hooks, func(h store.Webhook) bool { return h.ID == a.WebhookID }); j >= 0 {
-			out[i].Webhook, out[i].Webhook.Key = hooks[j], ""
-		}
-	}
-	return out, nil
-}
-
 // ReviewConnection is the support team's decision on a connection: its state, the reason shown to the
 // requester, and the team's own observation (spec 2.2 admin_observation; empty leaves it as it is).
 // partner and upstream, when not nil, set the AS2 partner or upstream broker it goes through ("" for

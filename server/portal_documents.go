@@ -187,20 +187,8 @@ func (w *Workflow) Attention(ctx context.Context, a Access) (Attention, error) {
 			out.FailedEmails = append(out.FailedEmails, FailedEmail{Email: e, DocumentRef: w.store.PublicID(store.KindDocument, e.DocumentID)})
 		}
 	}
-	hooks, err := w.store.Webhooks(ctx, a.Entity.ID)
-	if err != nil {
-		return out, err
-	}
-	for _, h := range hooks {
-		last, err := w.store.WebhookAttempts(ctx, h.ID, 1)
-		if err != nil {
-			return out, err
-		}
-		if len(last) == 1 && (last[0].Error != "" || last[0].StatusCode < 200 || last[0].StatusCode > 299) {
-			out.FailingWebhooks = append(out.FailingWebhooks, h)
-		}
-	}
-	return out, nil
+	out.FailingWebhooks, err = w.store.FailingWebhooks(ctx, a.Entity.ID)
+	return out, err
 }
 
 // sentAgain tells whether the document was queued to the failed e-mail's address again after it.

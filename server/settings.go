@@ -303,9 +303,9 @@ func (w *Workflow) TestWebhook(ctx context.Context, entityID, id int64) error {
 	return nil
 }
 
-// WebhookAttempts is the delivery log of an entity's webhooks, newest first.
+// WebhookAttempts is the delivery log of one entity's webhooks or (0) of every entity's, newest first.
 func (w *Workflow) WebhookAttempts(ctx context.Context, entityID int64, limit int) ([]store.WebhookDelivery, error) {
-	return w.store.EntityWebhookDeliveries(ctx, entityID, max(1, min(limit, 1000)))
+	return w.store.WebhookDeliveries(ctx, entityID, max(1, min(limit, 1000)))
 }
 
 // RedeliverWebhook delivers the event of one attempt of the log again, now, whether it failed or

@@ -41,17 +41,6 @@ func (s *Store) ConnectionsInState(ctx context.Context, state string, offset, li
 	}
 	rows, err := s.reader.QueryContext(ctx, connectionSelect+` WHERE ? = '' OR c.state = ? ORDER BY c.id DESC LIMIT ? OFFSET ?`,
 		state, state, limit, offset)
-	if err != nil {
-		return nil, 0, err
-	}
-	defer rows.Close()
-	var out []Connection
-	for rows.Next() {
-		c, err := scanConnection(s.ids, rows)
-		if err != nil {
-			return nil, 0, err
-		}
-		out = append(out, c)
-	}
-	return out, total, rows.Err()
+	out, err := scanConnections(s.ids, rows, err)
+	return out, total, err
 }

@@ -102,17 +102,23 @@ func TestWebhookSettings(t *testing.T) {
 	if len(due) != 1 || due[0].DocumentID != 0 || due[0].EntityID != e.ID {
 		t.Fatalf("test event %+v", due)
 	}
+	if failing, err := s.FailingWebhooks(ctx, e.ID); err != nil || len(failing) != 0 {
+		t.Fatalf("failing before any attempt: %+v %v", failing, err)
+	}
 	err = s.RecordOutbox(ctx, []OutboxResult{{ID: due[0].ID, Failed: true, Error: "HTTP 500",
 		Attempt: &WebhookAttempt{WebhookID: w.ID, Attempt: 1, StatusCode: 500, LatencyMS: 7, Error: "HTTP 500"}}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	log, err := s.EntityWebhookDeliveries(ctx, e.ID, 10)
+	log, err := s.WebhookDeliveries(ctx, e.ID, 10)
 	if err != nil || len(log) != 1 || log[0].Event != WebhookTestEvent || log[0].StatusCode != 500 || log[0].URL != w2.URL {
 		t.Fatalf("log %+v %v", log, err)
 	}
-	if other, _ := s.EntityWebhookDeliveries(ctx, e.ID+1, 10); len(other) != 0 {
+	if other, _ := s.WebhookDeliveries(ctx, e.ID+1, 10); len(other) != 0 {
 		t.Fatalf("another entity's log: %v", other)
+	}
+	if all, _ := s.WebhookDeliveries(ctx, 0, 10); len(all) != 1 || all[0].EntityID != e.ID {
+		t.Fatalf("every entity's log: %+v", all)
 	}
 	a, entityID, err := s.WebhookAttemptByID(ctx, log[0].ID)
 	if err != nil || entityID != e.ID || a.OutboxID != due[0].ID {
@@ -121,7 +127,21 @@ func TestWebhookSettings(t *testing.T) {
 	if err := s.RequeueOutbox(ctx, a.OutboxID); err != nil {
 		t.Fatal(err)
 	}
+	if failing, err := s.FailingWebhooks(ctx, e.ID); err != nil || len(failing) != 1 || failing[0].ID != w.ID {
+		t.Fatalf("failing after HTTP 500: %+v %v", failing, err)
+	}
+	if failing, _ := s.FailingWebhooks(ctx, e.ID+1); len(failing) != 0 {
+		t.Fatalf("another entity's failing webhooks: %+v", failing)
+	}
 	if due, _ := s.DueOutbox(ctx, "webhook", "9999", 10); len(due) != 1 || due[0].Attempts != 1 {
 		t.Fatalf("requeued %+v", due)
+	}
+	err = s.RecordOutbox(ctx, []OutboxResult{{ID: a.OutboxID, Done: true,
+		Attempt: &WebhookAttempt{WebhookID: w.ID, Attempt: 2, StatusCode: 204, LatencyMS: 5}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if failing, _ := s.FailingWebhooks(ctx, e.ID); len(failing) != 0 {
+		t.Fatalf("failing after a 204: %+v", failing)
 	}
 }

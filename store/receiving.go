@@ -203,6 +203,11 @@ func (s *Store) scanWebhook(row interface{ Scan(...any) error }) (Webhook, error
 // Webhooks lists the webhooks of an entity (every entity's with 0), keys decrypted.
 func (s *Store) Webhooks(ctx context.Context, entityID int64) ([]Webhook, error) {
 	rows, err := s.reader.QueryContext(ctx, `SELECT `+webhookColumns+` FROM webhooks WHERE ? = 0 OR entity_id = ? ORDER BY id`, entityID, entityID)
+	return s.scanWebhooks(rows, err)
+}
+
+// scanWebhooks reads the webhooks of a query of webhookColumns.
+func (s *Store) scanWebhooks(rows *sql.Rows, err error) ([]Webhook, error) {
 	if err != nil {
 		return nil, err
 	}
@@ -216,6 +221,15 @@ func (s *Store) Webhooks(ctx context.Context, entityID int64) ([]Webhook, error)
 		out = append(out, w)
 	}
 	return out, rows.Err()
+}
+
+// FailingWebhooks lists an entity's webhooks whose latest delivery attempt failed (an error, or a status
+// outside 2xx).
+func (s *Store) FailingWebhooks(ctx context.Context, entityID int64) ([]Webhook, error) {
+	rows, err := s.reader.QueryContext(ctx, `SELECT `+webhookColumns+` FROM webhooks w WHERE entity_id = ? AND EXISTS (
+		SELECT 1 FROM webhook_attempts a WHERE a.id = (SELECT max(id) FROM webhook_attempts WHERE webhook_id = w.id)
+		AND (coalesce(a.error, '') != '' OR a.status_code NOT BETWEEN 200 AND 299)) ORDER BY id`, entityID)
+	return s.scanWebhooks(rows, err)
 }
 
 // WebhookByID reads one webhook with its key.

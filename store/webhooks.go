@@ -45,19 +45,21 @@ func (s *Store) EnqueueWebhookTest(ctx context.Context, w Webhook) error {
 	})
 }
 
-// WebhookDelivery is one attempt of the delivery log, with its event and the webhook's address.
+// WebhookDelivery is one attempt of the delivery log, with its event and the webhook's entity and address.
 type WebhookDelivery struct {
 	WebhookAttempt
-	Event string `json:"event"`
-	URL   string `json:"url"`
+	EntityID int64  `json:"entity_id"`
+	Event    string `json:"event"`
+	URL      string `json:"url"`
 }
 
-// EntityWebhookDeliveries lists the latest attempts at an entity's webhooks, newest first.
-func (s *Store) EntityWebhookDeliveries(ctx context.Context, entityID int64, limit int) ([]WebhookDelivery, error) {
+// WebhookDeliveries lists the latest attempts at one entity's webhooks or (0) at every entity's, newest
+// first.
+func (s *Store) WebhookDeliveries(ctx context.Context, entityID int64, limit int) ([]WebhookDelivery, error) {
 	rows, err := s.reader.QueryContext(ctx, `SELECT a.id, a.outbox_id, a.webhook_id, a.attempt, a.status_code, a.latency_ms,
-		coalesce(a.error, ''), a.created_at, coalesce(json_extract(o.payload, '$.event'), ''), w.url
+		coalesce(a.error, ''), a.created_at, w.entity_id, coalesce(json_extract(o.payload, '$.event'), ''), w.url
 		FROM webhook_attempts a JOIN webhooks w ON w.id = a.webhook_id JOIN outbox o ON o.id = a.outbox_id
-		WHERE w.entity_id = ? ORDER BY a.id DESC LIMIT ?`, entityID, limit)
+		WHERE ? = 0 OR w.entity_id = ? ORDER BY a.id DESC LIMIT ?`, entityID, entityID, limit)
 	if err != nil {
 		return nil, err
 	}
@@ -66,7 +68,7 @@ func (s *Store) EntityWebhookDeliveries(ctx context.Context, entityID int64, lim
 	for rows.Next() {
 		var d WebhookDelivery
 		if err := rows.Scan(&d.ID, &d.OutboxID, &d.WebhookID, &d.Attempt, &d.StatusCode, &d.LatencyMS, &d.Error, &d.CreatedAt,
-			&d.Event, &d.URL); err != nil {
+			&d.EntityID, &d.Event, &d.URL); err != nil {
 			return nil, err
 		}
 		out = append(out, d)

@@ -677,7 +677,7 @@ func (p *Portal) webhookAttemptsPage(c echo.Context, status int, errs map[string
 		return err
 	}
 	ctx := c.Request().Context()
-	attempts, err := p.wf.AllWebhookAttempts(ctx, 200)
+	attempts, err := p.wf.WebhookAttempts(ctx, 0, 200)
 	if err != nil {
 		return err
 	}
@@ -691,7 +691,7 @@ func (p *Portal) webhookAttemptsPage(c echo.Context, status int, errs map[string
 	}
 	v := &web.WebhookAttemptsPage{Console: con}
 	for _, a := range attempts {
-		v.Rows = append(v.Rows, web.WebhookAttemptRow{When: a.CreatedAt, Entity: names[a.Webhook.EntityID], URL: a.Webhook.URL,
+		v.Rows = append(v.Rows, web.WebhookAttemptRow{When: a.CreatedAt, Entity: names[a.EntityID], URL: a.URL,
 			Attempt: strconv.Itoa(a.Attempt), Status: strconv.Itoa(a.StatusCode), Latency: strconv.FormatInt(a.LatencyMS, 10) + " ms",
 			Error: a.Error, OK: a.StatusCode >= 200 && a.StatusCode < 300})
 	}

@@ -220,7 +220,7 @@ func TestSettingsWebhookActionsStayInTheEntity(t *testing.T) {
 		Attempt: &store.WebhookAttempt{WebhookID: theirs.ID, Attempt: 1, StatusCode: 503, Error: "HTTP 503"}}}); err != nil {
 		t.Fatal(err)
 	}
-	attempts, err := s.st.EntityWebhookDeliveries(ctx, s.customer.ID, 10)
+	attempts, err := s.st.WebhookDeliveries(ctx, s.customer.ID, 10)
 	if err != nil || len(attempts) != 1 {
 		t.Fatalf("attempts %+v: %v", attempts, err)
 	}
