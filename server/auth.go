@@ -3,9 +3,6 @@ package server
 import (
 	"context"
 	"crypto/hmac"
-	"crypto/sha256"
-	"encoding/base64"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"mime"
@@ -15,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"einvoice/server/edi/upstream"
 	"einvoice/store"
 
 	"github.com/labstack/echo/v4"
@@ -97,10 +95,10 @@ func (w *Workflow) IssueToken(ctx context.Context, req TokenRequest) (Token, err
 
 // RequestSignature is the token-request signature of spec 5.1: the HMAC-SHA256 of
 // "client_id:timestamp:nonce" keyed by the client secret, written as lowercase hex, then Base64.
+// The upstream connector signs its own token requests to brokers the same way, so the algorithm
+// lives there, in the leaf.
 func RequestSignature(clientID, timestamp, nonce string, secret []byte) string {
-	mac := hmac.New(sha256.New, secret)
-	mac.Write([]byte(clientID + ":" + timestamp + ":" + nonce))
-	return base64.StdEncoding.EncodeToString([]byte(hex.EncodeToString(mac.Sum(nil))))
+	return upstream.Signature(clientID, timestamp, nonce, string(secret))
 }
 
 // validate checks every field's presence and form and returns the timestamp.

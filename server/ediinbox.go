@@ -11,7 +11,6 @@ import (
 	"einvoice/store"
 	"einvoice/ubl"
 	"einvoice/ubl/status"
-	"einvoice/ubl/taxid"
 )
 
 // What EDI partners send: documents for the entities here, and status messages about the documents
@@ -87,10 +86,7 @@ func (w *Workflow) receiveStatus(ctx context.Context, partner, messageID string,
 func statusDocument(tx *store.Tx, partner string, m status.Message) (store.Document, error) {
 	from := ""
 	if m.Receiver.TaxID != "" {
-		country, nif := taxid.Split(strings.ReplaceAll(m.Receiver.TaxID, " ", ""))
-		if country == "" {
-			country = cmp.Or(m.Receiver.Country, "PT")
-		}
+		country, nif := splitTaxID(m.Receiver.TaxID, cmp.Or(m.Receiver.Country, "PT"))
 		from = country + nif
 	}
 	docs, err := tx.EDIDocumentsByNumber(partner, from, m.Number)

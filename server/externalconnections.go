@@ -238,49 +238,7 @@ func queueConnectionMail(tx *store.Tx, c store.Connection, event, lang string) e
 
 // deliverConnectionMail sends the due connection e-mails.
 func (s *Server) deliverConnectionMail(ctx context.Context) error {
-	due, err := s.store.DueOutbox(ctx, jobConnectionMail, s.now().UTC().Format(store.TimeLayout), s.cfg.Mail.Batch)
-	if err != nil || len(due) == 0 {
-		return err
-	}
-	results := make([]store.OutboxResult, len(due))
-	var msgs []*mailer.Message
-	var index []int
-	for i, item := range due {
-		results[i].ID = item.ID
-		m, err := s.composeConnectionMail(ctx, item)
-		if err != nil {
-			results[i].Failed, results[i].Error = true, err.Error()
-			continue
-		}
-		msgs, index = append(msgs, m), append(index, i)
-	}
-	transport, err := s.mailTransport()
-	if err != nil {
-		for _, i := range index {
-			results[i] = s.connectionMailRetry(results[i], due[i], err)
-		}
-	} else {
-		transport.Send(ctx, msgs, func(j int, err error) {
-			i := index[j]
-			switch {
-			case err == nil:
-				results[i].Done = true
-			case mailer.Permanent(err):
-				results[i].Failed, results[i].Error = true, err.Error()
-			default:
-				results[i] = s.connectionMailRetry(results[i], due[i], err)
-			}
-		})
-	}
-	return errors.Join(err, s.store.RecordOutbox(context.WithoutCancel(ctx), results))
-}
-
-func (s *Server) connectionMailRetry(r store.OutboxResult, item store.OutboxItem, err error) store.OutboxResult {
-	r.Error = err.Error()
-	if r.NextAt = s.nextEmailAttempt(item.Attempts); r.NextAt == "" {
-		r.Failed = true
-	}
-	return r
+	return s.deliverMail(ctx, jobConnectionMail, s.composeConnectionMail)
 }
 
 // composeConnectionMail writes the e-mail of one outbox row.

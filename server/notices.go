@@ -27,8 +27,14 @@ type noticePayload struct {
 
 // deliverNotices sends every due notice, a batch at a time.
 func (s *Server) deliverNotices(ctx context.Context) error {
+	return s.deliverMail(ctx, "notice", s.composeNotice)
+}
+
+// deliverMail sends every due e-mail of an outbox kind, a batch at a time; compose writes the
+// message of a row (nil: no one to tell).
+func (s *Server) deliverMail(ctx context.Context, kind string, compose func(context.Context, store.OutboxItem) (*mailer.Message, error)) error {
 	for ctx.Err() == nil {
-		due, err := s.store.DueOutbox(ctx, "notice", s.now().UTC().Format(store.TimeLayout), s.cfg.Mail.Batch)
+		due, err := s.store.DueOutbox(ctx, kind, s.now().UTC().Format(store.TimeLayout), s.cfg.Mail.Batch)
 		if err != nil || len(due) == 0 {
 			return err
 		}
@@ -37,10 +43,10 @@ func (s *Server) deliverNotices(ctx context.Context) error {
 		var sending []store.OutboxItem
 		transport, terr := s.mailTransport()
 		for _, item := range due {
-			m, err := s.composeNotice(ctx, item)
+			m, err := compose(ctx, item)
 			switch {
 			case terr != nil:
-				results = append(results, s.noticeOutcome(item, terr))
+				results = append(results, s.mailOutcome(item, terr))
 			case err != nil:
 				results = append(results, store.OutboxResult{ID: item.ID, Failed: true, Error: err.Error()})
 			case m == nil: // no one to tell
@@ -50,7 +56,7 @@ func (s *Server) deliverNotices(ctx context.Context) error {
 			}
 		}
 		if len(msgs) > 0 {
-			transport.Send(ctx, msgs, func(i int, err error) { results = append(results, s.noticeOutcome(sending[i], err)) })
+			transport.Send(ctx, msgs, func(i int, err error) { results = append(results, s.mailOutcome(sending[i], err)) })
 		}
 		// Written even when the job is being stopped: what was sent stays sent.
 		if err := s.store.RecordOutbox(context.WithoutCancel(ctx), results); err != nil {
@@ -66,8 +72,8 @@ func (s *Server) deliverNotices(ctx context.Context) error {
 	return ctx.Err()
 }
 
-// noticeOutcome is what a sending's result means for its outbox row.
-func (s *Server) noticeOutcome(item store.OutboxItem, err error) store.OutboxResult {
+// mailOutcome is what a sending's result means for its outbox row.
+func (s *Server) mailOutcome(item store.OutboxItem, err error) store.OutboxResult {
 	r := store.OutboxResult{ID: item.ID, Done: err == nil}
 	if err != nil {
 		r.Error = err.Error()

@@ -88,9 +88,3 @@ func TestUpstreamCodes(t *testing.T) {
 func ediDelivery(partner string, payload []byte) edi.Delivery {
 	return edi.Delivery{Kind: edi.KindDocument, Partner: partner, MessageID: "repeat@test", Payload: payload}
 }
-
-func TestUpstreamSignatureIsTheAPIs(t *testing.T) {
-	if got, want := upstream.Signature("cid", "1700000000", "n1", "s3cret"), RequestSignature("cid", "1700000000", "n1", []byte("s3cret")); got != want {
-		t.Fatalf("%s, want %s", got, want)
-	}
-}

@@ -194,9 +194,7 @@ func (t *Tx) ExternalConnection(entityID int64, country, nif string) (Connection
 // IsExternalIssuer tells whether an entity exists here only as the issuer of documents received
 // from EDI partners.
 func (t *Tx) IsExternalIssuer(entityID int64) (bool, error) {
-	var n int
-	err := t.tx.QueryRowContext(t.ctx, `SELECT count(*) FROM external_issuers WHERE entity_id = ?`, entityID).Scan(&n)
-	return n > 0, err
+	return isExternalIssuer(t.ctx, t.tx, entityID)
 }
 
 // ExternalIssuer is the entity standing for an external issuer of received documents: the entity
@@ -277,7 +275,13 @@ func (s *Store) EDIPartners(ctx context.Context, connector string) ([]string, er
 // IsExternalIssuer tells whether an entity exists here only as the issuer of documents received from
 // EDI partners.
 func (s *Store) IsExternalIssuer(ctx context.Context, entityID int64) (bool, error) {
+	return isExternalIssuer(ctx, s.reader, entityID)
+}
+
+func isExternalIssuer(ctx context.Context, q interface {
+	QueryRowContext(context.Context, string, ...any) *sql.Row
+}, entityID int64) (bool, error) {
 	var n int
-	err := s.reader.QueryRowContext(ctx, `SELECT count(*) FROM external_issuers WHERE entity_id = ?`, entityID).Scan(&n)
+	err := q.QueryRowContext(ctx, `SELECT count(*) FROM external_issuers WHERE entity_id = ?`, entityID).Scan(&n)
 	return n > 0, err
 }

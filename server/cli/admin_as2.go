@@ -41,8 +41,7 @@ func as2IdentityShow(*flag.FlagSet) func(*adminEnv) error {
 
 func as2IdentityImport(fs *flag.FlagSet) func(*adminEnv) error {
 	file := fs.String("file", "", "PKCS#12 file (.p12/.pfx) with an RSA key and its certificate")
-	passwordFile := fs.String("password-file", "", "file whose first line is the PKCS#12 password")
-	passwordEnv := fs.String("password-env", "", "environment variable holding the PKCS#12 password")
+	readPassword := secretFlags(fs, "password", "the PKCS#12 password", "PKCS#12 password")
 	as2ID := fs.String("as2-id", "", "new AS2 id (else the current one)")
 	return func(a *adminEnv) error {
 		if *file == "" {
@@ -52,7 +51,7 @@ func as2IdentityImport(fs *flag.FlagSet) func(*adminEnv) error {
 		if err != nil {
 			return err
 		}
-		password, err := readSecret("PKCS#12 password", *passwordFile, *passwordEnv)
+		password, err := readPassword()
 		if err != nil {
 			return err
 		}

@@ -22,8 +22,7 @@ const sealWarningDays = 30
 func sealImport(fs *flag.FlagSet) func(*adminEnv) error {
 	entity := entityFlags(fs)
 	file := fs.String("file", "", "PKCS#12 file (.p12/.pfx) with the key, its certificate and the chain")
-	passwordFile := fs.String("password-file", "", "file whose first line is the PKCS#12 password")
-	passwordEnv := fs.String("password-env", "", "environment variable holding the PKCS#12 password")
+	readPassword := secretFlags(fs, "password", "the PKCS#12 password", "PKCS#12 password")
 	return func(a *adminEnv) error {
 		if *file == "" {
 			return usagef("--file is required")
@@ -36,7 +35,7 @@ func sealImport(fs *flag.FlagSet) func(*adminEnv) error {
 		if err != nil {
 			return err
 		}
-		password, err := sealPassword(*passwordFile, *passwordEnv)
+		password, err := readPassword()
 		if err != nil {
 			return err
 		}
@@ -68,6 +67,14 @@ func readBounded(path string, limit int64) ([]byte, error) {
 // sealPassword takes the PKCS#12 password from a file, an environment variable, or the terminal (or the
 // first line of standard input when it is not a terminal).
 func sealPassword(file, env string) (string, error) { return readSecret("PKCS#12 password", file, env) }
+
+// secretFlags declares --NAME-file and --NAME-env for a secret described as what, and returns what
+// reads it (readSecret, asking for prompt at the terminal when neither is given).
+func secretFlags(fs *flag.FlagSet, name, what, prompt string) func() (string, error) {
+	file := fs.String(name+"-file", "", "file whose first line is "+what)
+	env := fs.String(name+"-env", "", "environment variable holding "+what)
+	return func() (string, error) { return readSecret(prompt, *file, *env) }
+}
 
 // readSecret takes a secret from a file (its first line), an environment variable, or the terminal,
 // asked without echo under prompt (or the first line of standard input when it is not a terminal).

@@ -15,16 +15,14 @@ func upstreamCreate(fs *flag.FlagSet) func(*adminEnv) error {
 	name := fs.String("name", "", "name that connections use (--upstream)")
 	base := fs.String("url", "", "base URL of its API, such as https://broker.example/api/v1/pt")
 	clientID := fs.String("client-id", "", "the platform OAuth client id there")
-	secretFile := fs.String("secret-file", "", "file whose first line is the client secret")
-	secretEnv := fs.String("secret-env", "", "environment variable holding the client secret")
-	keyFile := fs.String("public-key-file", "", "file whose first line is the entity's public key there")
-	keyEnv := fs.String("public-key-env", "", "environment variable holding the entity's public key there")
+	readClientSecret := secretFlags(fs, "secret", "the client secret", "client secret")
+	readPublicKey := secretFlags(fs, "public-key", "the entity's public key there", "public key")
 	return func(a *adminEnv) error {
-		secret, err := readSecret("client secret", *secretFile, *secretEnv)
+		secret, err := readClientSecret()
 		if err != nil {
 			return err
 		}
-		key, err := readSecret("public key", *keyFile, *keyEnv)
+		key, err := readPublicKey()
 		if err != nil {
 			return err
 		}

@@ -181,7 +181,7 @@ func TestMICMismatch(t *testing.T) {
 		a.book.partners[0].URL = liar.URL
 		_, err := a.connector.Deliver(ctx, delivery(aToB.Name, "mic@a.example"))
 		var permanent edi.Permanent
-		if !errors.As(err, &permanent) || !strings.Contains(err.Error(), "MIC") {
+		if !errors.As(err, &permanent) || !errors.Is(err, errOtherContent) {
 			t.Fatalf("error %v", err)
 		}
 	})

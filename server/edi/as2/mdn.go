@@ -37,10 +37,13 @@ func judge(m MDN, messageID, sentMIC string) error {
 	case !m.Processed():
 		return fmt.Errorf("as2: the partner refused the message: %s", m.Disposition)
 	case !sameMIC(m.MIC, sentMIC):
-		return fmt.Errorf("as2: the partner received other content (MIC %q, sent %q)", m.MIC, sentMIC)
+		return fmt.Errorf("%w (MIC %q, sent %q)", errOtherContent, m.MIC, sentMIC)
 	}
 	return nil
 }
+
+// errOtherContent is an MDN whose MIC is not the one of what was sent.
+var errOtherContent = errors.New("as2: the partner received other content")
 
 // buildMDN is our signed MDN for a partner's message. modifier is empty for "processed", or for
 // example "error: decryption-failed" or "warning: duplicate-document".
