@@ -53,7 +53,8 @@ export async function adminWalk({ base, creds, check, session, shot, token }) {
   let eml = null;
   for (let i = 0; i < 30 && !eml; i++) {
     await s.page.goto(base + '/portal/admin/emails');
-    eml = await s.page.$('section[aria-labelledby="outbox"] tbody a');
+    // Other e-mails (connection notices) may be written too; take the invoice's, addressed to the customer.
+    eml = await s.page.$('section[aria-labelledby="outbox"] tbody tr:has(td:text("contabilidade@cliente.example")) a');
     if (!eml) await new Promise(r => setTimeout(r, 1000));
   }
   check('console: the outbox folder lists the e-mail', eml !== null);
