@@ -19,6 +19,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/jackc/pgx/v5"
 	"modernc.org/sqlite"
 	sqlite3 "modernc.org/sqlite/lib"
 )
@@ -35,26 +36,29 @@ const TimeLayout = "2006-01-02 15:04:05"
 // DBFile is the name of the database file inside the data folder.
 const DBFile = "einvoice.db"
 
-//go:embed migrations/*.sql
+//go:embed migrations
 var migrationFiles embed.FS
 
-// Store is the open database: one writer connection (SQLite allows one writer at a time, so queueing in
-// Go is cheaper than busy-waiting in SQLite) and a pool of read-only connections.
+// Store is the open database. On SQLite: one writer connection (SQLite allows one writer at a time, so
+// queueing in Go is cheaper than busy-waiting in SQLite) and a pool of read-only connections. On
+// PostgreSQL: one pool for both, and concurrent write transactions.
 type Store struct {
-	writer  *sql.DB
-	reader  *sql.DB
-	secrets *secretBox
-	ids     *publicIDs
-	tokens  tokenCache // access tokens found valid, kept briefly
-	now     func() time.Time
+	writer   *sql.DB
+	reader   *sql.DB
+	d        dialect
+	pgConfig *pgx.ConnConfig // PostgreSQL: how to open a connection of one's own (Listen)
+	secrets  *secretBox
+	ids      *publicIDs
+	tokens   tokenCache // access tokens found valid, kept briefly
+	now      func() time.Time
 
 	writeTurn chan struct{} // holds a token while a write transaction runs
 	queueMu   sync.Mutex
 	queue     []*queuedWrite // workflow writes waiting to be committed together
 }
 
-// Open opens (creating if needed) the database in dataDir and applies pending migrations. secretKey
-// encrypts client secrets at rest; it must be the same on every start.
+// Open opens (creating if needed) the SQLite database in dataDir and applies pending migrations.
+// secretKey encrypts client secrets at rest; it must be the same on every start.
 func Open(ctx context.Context, dataDir string, secretKey []byte) (*Store, error) {
 	box, err := newSecretBox(secretKey)
 	if err != nil {
@@ -68,8 +72,7 @@ func Open(ctx context.Context, dataDir string, secretKey []byte) (*Store, error)
 	writer.SetMaxOpenConns(1)
 	writer.SetMaxIdleConns(1)
 	writer.SetConnMaxLifetime(0)
-	s := &Store{writer: writer, secrets: box, ids: newPublicIDs(box.mac("public identifiers", nil)), now: time.Now,
-		writeTurn: make(chan struct{}, 1)}
+	s := newStore(writer, nil, box, sqliteDialect, 1)
 	if err := s.migrate(ctx); err != nil {
 		writer.Close()
 		return nil, fmt.Errorf("migrate %s: %w", path, err)
@@ -84,6 +87,12 @@ func Open(ctx context.Context, dataDir string, secretKey []byte) (*Store, error)
 	reader.SetMaxIdleConns(readers)
 	s.reader = reader
 	return s, nil
+}
+
+// newStore is a store over its pools; writers bounds the write transactions under way at once.
+func newStore(writer, reader *sql.DB, box *secretBox, d dialect, writers int) *Store {
+	return &Store{writer: writer, reader: reader, secrets: box, ids: newPublicIDs(box.mac("public identifiers", nil)),
+		now: time.Now, d: d, writeTurn: make(chan struct{}, writers)}
 }
 
 // dsn puts the pragmas in the connection string so that every pooled connection gets them:
@@ -108,7 +117,7 @@ func dsn(path string, readOnly bool) string {
 // Close closes both pools; the WAL is checkpointed by SQLite when the last connection closes.
 func (s *Store) Close() error {
 	var errs []error
-	if s.reader != nil {
+	if s.reader != nil && s.reader != s.writer {
 		errs = append(errs, s.reader.Close())
 	}
 	errs = append(errs, s.writer.Close())
@@ -132,8 +141,21 @@ func (s *Store) write(ctx context.Context, fn func(tx *sql.Tx) error) error {
 	return s.transaction(ctx, fn)
 }
 
-// transaction runs fn in one transaction; a panic in fn rolls it back before it goes on.
+// transaction runs fn in one transaction; a panic in fn rolls it back before it goes on. On
+// PostgreSQL, a transaction that lost a race with another (a deadlock) runs again.
 func (s *Store) transaction(ctx context.Context, fn func(tx *sql.Tx) error) error {
+	for attempt := 1; ; attempt++ {
+		err := s.transactionOnce(ctx, fn)
+		if attempt == maxAttempts || !retryable(err) {
+			return err
+		}
+	}
+}
+
+// maxAttempts bounds how many times a transaction that lost races runs.
+const maxAttempts = 5
+
+func (s *Store) transactionOnce(ctx context.Context, fn func(tx *sql.Tx) error) error {
 	tx, err := s.writer.BeginTx(ctx, nil)
 	if err != nil {
 		return err
@@ -183,6 +205,15 @@ func (w *queuedWrite) capture(f func() error) {
 // not let its statements be interrupted (a cancelled statement inside a transaction rolls back the
 // whole transaction): its statements use a context that is never cancelled.
 func (s *Store) writeGrouped(ctx context.Context, fn func(tx *sql.Tx) error) error {
+	if s.d.shared { // PostgreSQL runs the writes side by side
+		select {
+		case s.writeTurn <- struct{}{}:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+		defer func() { <-s.writeTurn }()
+		return s.transaction(context.WithoutCancel(ctx), fn)
+	}
 	w := &queuedWrite{ctx: ctx, fn: fn, done: make(chan struct{})}
 	s.queueMu.Lock()
 	s.queue = append(s.queue, w)
@@ -288,8 +319,11 @@ func inSavepoint(ctx context.Context, tx *sql.Tx, w *queuedWrite) error {
 	return err
 }
 
-// mapError turns SQLite constraint violations into the package's sentinels.
+// mapError turns constraint violations of either engine into the package's sentinels.
 func mapError(err error) error {
+	if pgCode(err) == pgUniqueViolation {
+		return fmt.Errorf("%w: %v", ErrConflict, err)
+	}
 	var se *sqlite.Error
 	if errors.As(err, &se) {
 		switch se.Code() {
@@ -305,13 +339,25 @@ func mapError(err error) error {
 
 func (s *Store) timestamp() string { return s.now().UTC().Format(TimeLayout) }
 
-// migrate applies every embedded migration not yet recorded, each in its own transaction.
+// migrate applies every embedded migration of the engine not yet recorded, each in its own
+// transaction. On PostgreSQL the processes starting together take turns (an advisory lock).
 func (s *Store) migrate(ctx context.Context) error {
-	if _, err := s.writer.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS schema_migrations (
+	conn, err := s.writer.Conn(ctx)
+	if err != nil {
+		return err
+	}
+	defer conn.Close()
+	if s.d.shared {
+		if _, err := conn.ExecContext(ctx, `SELECT pg_advisory_lock(?)`, lockKey("migrations")); err != nil {
+			return err
+		}
+		defer conn.ExecContext(context.WithoutCancel(ctx), `SELECT pg_advisory_unlock(?)`, lockKey("migrations"))
+	}
+	if _, err := conn.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS schema_migrations (
 		version TEXT PRIMARY KEY, applied_at TEXT NOT NULL)`); err != nil {
 		return err
 	}
-	names, err := fs.Glob(migrationFiles, "migrations/*.sql")
+	names, err := fs.Glob(migrationFiles, "migrations/"+s.d.name+"/*.sql")
 	if err != nil {
 		return err
 	}
@@ -322,25 +368,31 @@ func (s *Store) migrate(ctx context.Context) error {
 		if err != nil {
 			return err
 		}
-		err = s.write(ctx, func(tx *sql.Tx) error {
-			var done int
-			if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM schema_migrations WHERE version = ?`, version).Scan(&done); err != nil {
-				return err
-			}
-			if done > 0 {
-				return nil
-			}
-			if _, err := tx.ExecContext(ctx, string(body)); err != nil {
-				return fmt.Errorf("%s: %w", version, err)
-			}
-			_, err := tx.ExecContext(ctx, `INSERT INTO schema_migrations (version, applied_at) VALUES (?, ?)`, version, s.timestamp())
-			return err
-		})
-		if err != nil {
-			return err
+		if err := s.applyMigration(ctx, conn, version, string(body)); err != nil {
+			return fmt.Errorf("%s: %w", version, err)
 		}
 	}
 	return nil
+}
+
+// applyMigration runs one migration and records it, in one transaction, unless it is recorded.
+func (s *Store) applyMigration(ctx context.Context, conn *sql.Conn, version, body string) error {
+	tx, err := conn.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	var done int
+	if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM schema_migrations WHERE version = ?`, version).Scan(&done); err != nil || done > 0 {
+		return err
+	}
+	if _, err := tx.ExecContext(ctx, body); err != nil {
+		return err
+	}
+	if _, err := tx.ExecContext(ctx, `INSERT INTO schema_migrations (version, applied_at) VALUES (?, ?)`, version, s.timestamp()); err != nil {
+		return err
+	}
+	return tx.Commit()
 }
 
 // Setting reads an installation setting; ErrNotFound when it was never set.
@@ -360,7 +412,11 @@ func (s *Store) SetSetting(ctx context.Context, key, value string) error {
 }
 
 // Optimize lets SQLite refresh the statistics its query planner uses and checkpoints the WAL.
+// PostgreSQL's autovacuum does this work on its own.
 func (s *Store) Optimize(ctx context.Context) error {
+	if s.d.shared {
+		return nil
+	}
 	_, err := s.writer.ExecContext(ctx, `PRAGMA optimize; PRAGMA wal_checkpoint(PASSIVE);`)
 	return err
 }

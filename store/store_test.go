@@ -35,7 +35,7 @@ func TestMigrationsApplyOnceAndKeepData(t *testing.T) {
 	s.Close()
 	s2 := open(t, dir)
 	var n int
-	files, _ := fs.Glob(migrationFiles, "migrations/*.sql")
+	files, _ := fs.Glob(migrationFiles, "migrations/sqlite/*.sql")
 	if err := s2.reader.QueryRow(`SELECT count(*) FROM schema_migrations`).Scan(&n); err != nil || n != len(files) || n < 2 {
 		t.Fatalf("migrations recorded %d of %d, %v", n, len(files), err)
 	}

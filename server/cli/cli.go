@@ -164,7 +164,7 @@ func openInstallation(ctx context.Context, configPath, dataDir string, existing 
 		cfg.Storage.DataDir = dataDir
 	}
 	named := dataDir != "" || configPath != "" || os.Getenv(envConfig) != ""
-	if existing && !named {
+	if existing && !named && cfg.Storage.Driver != "postgres" {
 		if _, err := os.Stat(filepath.Join(cfg.Storage.DataDir, store.DBFile)); err != nil {
 			abs, _ := filepath.Abs(cfg.Storage.DataDir)
 			return cfg, nil, usagef("no einvoice database in %s (the default data folder, %q from the current directory): "+
@@ -177,6 +177,10 @@ func openInstallation(ctx context.Context, configPath, dataDir string, existing 
 	key, err := cfg.secretKey(newLogger(cfg.Log, os.Stderr))
 	if err != nil {
 		return cfg, nil, err
+	}
+	if cfg.Storage.Driver == "postgres" {
+		st, err := store.OpenPostgres(ctx, cfg.Storage.DSN, key)
+		return cfg, st, err
 	}
 	st, err := store.Open(ctx, cfg.Storage.DataDir, key)
 	return cfg, st, err

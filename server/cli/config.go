@@ -37,6 +37,8 @@ type Config struct {
 // StorageConfig is the [storage] section.
 type StorageConfig struct {
 	DataDir string `toml:"data_dir"`
+	Driver  string `toml:"driver"` // "sqlite" (default) or "postgres"
+	DSN     string `toml:"dsn"`    // postgres: the database's address; EINVOICE_DATABASE_URL overrides it
 }
 
 // SecurityConfig is the [security] section.
@@ -61,6 +63,7 @@ const (
 	envSMTPPassword = "EINVOICE_SMTP_PASSWORD"
 	envIMAPPassword = "EINVOICE_IMAP_PASSWORD"
 	envMetricsToken = "EINVOICE_METRICS_TOKEN"
+	envDatabaseURL  = "EINVOICE_DATABASE_URL"
 )
 
 func defaultConfig() Config {
@@ -68,7 +71,7 @@ func defaultConfig() Config {
 		Server: server.HTTPConfig{Listen: "127.0.0.1:8080", BodyLimit: 25 << 20,
 			RequestTimeout: 60 * time.Second, ShutdownTimeout: 20 * time.Second,
 			BodyReadTimeout: 60 * time.Second, LargeBodiesInFlight: 32 << 20, LargeBodyWait: 30 * time.Second, TrustedProxies: []string{}},
-		Storage: StorageConfig{DataDir: "data"},
+		Storage: StorageConfig{DataDir: "data", Driver: "sqlite"},
 		Security: SecurityConfig{AccessTokenTTL: 30 * time.Minute, TimestampSkew: 300 * time.Second, PublicLinkTTL: server.DefaultPublicLinkTTL,
 			FailedAuthPerMinute: 20},
 		RateLimit:   server.RateLimitConfig{RequestsPerMinute: 200, BlockFor: 2 * time.Minute},
@@ -106,6 +109,9 @@ func loadConfig(path string) (Config, error) {
 	if v := os.Getenv(envMetricsToken); v != "" {
 		cfg.Server.MetricsToken = v
 	}
+	if v := os.Getenv(envDatabaseURL); v != "" {
+		cfg.Storage.DSN = v
+	}
 	return cfg, cfg.validate()
 }
 
@@ -141,6 +147,12 @@ func (c Config) validate() error {
 	check(err == nil, "server.trusted_proxies: %v", err)
 	check(c.Server.MetricsListen == "" || c.Server.MetricsListen != c.Server.Listen, "server.metrics_listen must differ from server.listen")
 	check(c.Storage.DataDir != "", "storage.data_dir must not be empty")
+	check(c.Storage.Driver == "sqlite" || c.Storage.Driver == "postgres",
+		"storage.driver must be sqlite or postgres")
+	check(c.Storage.Driver != "postgres" || c.Storage.DSN != "", "storage.driver postgres needs storage.dsn or %s", envDatabaseURL)
+	// Every process on one PostgreSQL database must hold the same key: it cannot be generated per folder.
+	check(c.Storage.Driver != "postgres" || c.Security.SecretKey != "",
+		"storage.driver postgres needs security.secret_key or %s, the same on every process", envSecretKey)
 	check(c.Security.SecretKey == "" || len(c.Security.SecretKey) >= store.MinSecretKeyLen,
 		"security.secret_key must be at least %d characters", store.MinSecretKeyLen)
 	check(c.Security.AccessTokenTTL >= time.Minute, "security.access_token_ttl must be at least 1m")

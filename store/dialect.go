@@ -1,0 +1,43 @@
+package store
+
+// The store speaks to two engines: SQLite (embedded, the default) and PostgreSQL (shared by several
+// processes). Its statements are written once, with ? placeholders, in the SQL both engines accept;
+// the few phrases they spell differently are the dialect's fields, spliced into the statements that
+// need them. PostgreSQL's connections turn ? into $n (see postgres.go).
+
+// dialect is what differs between the engines.
+type dialect struct {
+	name string // "sqlite" or "postgres": also the folder of its migrations
+
+	// shared: several processes may use the database at once, so claims of background work lock the
+	// rows they take and singleton jobs take a lock of the database.
+	shared bool
+
+	// idsIn is a sub-select of the integers of a JSON array given as one parameter.
+	idsIn string
+	// skipLocked ends a sub-select of rows to claim: rows another transaction holds are skipped.
+	skipLocked string
+	// forUpdate ends a select of rows the transaction will change: they stay locked until it ends.
+	forUpdate string
+}
+
+var (
+	sqliteDialect = dialect{
+		name:  "sqlite",
+		idsIn: `SELECT value FROM json_each(?)`,
+	}
+	postgresDialect = dialect{
+		name:       "postgres",
+		shared:     true,
+		idsIn:      `SELECT value::bigint FROM json_array_elements_text(?::json)`,
+		skipLocked: ` FOR UPDATE SKIP LOCKED`,
+		forUpdate:  ` FOR UPDATE`,
+	}
+)
+
+// Engine names the database engine the store runs on: "sqlite" or "postgres".
+func (s *Store) Engine() string { return s.d.name }
+
+// Shared reports whether other processes may use the same database (PostgreSQL): state that lives in
+// one process's memory, such as counters of requests, must then live in the database.
+func (s *Store) Shared() bool { return s.d.shared }

@@ -1,0 +1,253 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"database/sql/driver"
+	"errors"
+	"fmt"
+	"hash/fnv"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/stdlib"
+)
+
+// PostgreSQL, through pgx's database/sql driver: several einvoice processes share one database. The
+// statements are the store's own (written with ? placeholders); each connection rewrites them into
+// PostgreSQL's $n form, and pgx prepares and caches them per connection.
+
+// postgresConns is the pool of one process. Writes run concurrently (PostgreSQL locks rows, not the
+// database), so the pool is also the bound on concurrent write transactions.
+const postgresConns = 16
+
+// OpenPostgres connects to the PostgreSQL database at dsn (a postgres:// URL or key=value string) and
+// applies pending migrations. secretKey is the installation's key, as for Open.
+func OpenPostgres(ctx context.Context, dsn string, secretKey []byte) (*Store, error) {
+	box, err := newSecretBox(secretKey)
+	if err != nil {
+		return nil, err
+	}
+	cfg, err := pgx.ParseConfig(dsn)
+	if err != nil {
+		return nil, fmt.Errorf("the PostgreSQL address: %w", err)
+	}
+	db := sql.OpenDB(placeholderConnector{stdlib.GetConnector(*cfg)})
+	db.SetMaxOpenConns(postgresConns)
+	db.SetMaxIdleConns(postgresConns)
+	db.SetConnMaxIdleTime(5 * time.Minute)
+	s := newStore(db, db, box, postgresDialect, postgresConns-2)
+	s.pgConfig = cfg
+	if err := s.Ping(ctx); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("PostgreSQL: %w", err)
+	}
+	if err := s.migrate(ctx); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("migrate PostgreSQL: %w", err)
+	}
+	return s, nil
+}
+
+// placeholderConnector gives out pgx connections that take ? placeholders.
+type placeholderConnector struct{ driver.Connector }
+
+func (c placeholderConnector) Connect(ctx context.Context) (driver.Conn, error) {
+	conn, err := c.Connector.Connect(ctx)
+	if err != nil {
+		return nil, err
+	}
+	pc, ok := conn.(*stdlib.Conn)
+	if !ok {
+		conn.Close()
+		return nil, fmt.Errorf("store: unexpected PostgreSQL connection %T", conn)
+	}
+	return placeholderConn{pc}, nil
+}
+
+// placeholderConn is a pgx connection whose statements are rewritten from ? to $n placeholders.
+type placeholderConn struct{ *stdlib.Conn }
+
+func (c placeholderConn) PrepareContext(ctx context.Context, query string) (driver.Stmt, error) {
+	return c.Conn.PrepareContext(ctx, dollarPlaceholders(query))
+}
+
+func (c placeholderConn) Prepare(query string) (driver.Stmt, error) {
+	return c.PrepareContext(context.Background(), query)
+}
+
+func (c placeholderConn) ExecContext(ctx context.Context, query string, args []driver.NamedValue) (driver.Result, error) {
+	if len(args) == 0 { // a statement without arguments may be several (a migration): left as it is
+		return c.Conn.ExecContext(ctx, query, args)
+	}
+	return c.Conn.ExecContext(ctx, dollarPlaceholders(query), args)
+}
+
+func (c placeholderConn) QueryContext(ctx context.Context, query string, args []driver.NamedValue) (driver.Rows, error) {
+	if len(args) == 0 {
+		return c.Conn.QueryContext(ctx, query, args)
+	}
+	return c.Conn.QueryContext(ctx, dollarPlaceholders(query), args)
+}
+
+// The rewritten statements are kept by their text: the store has a few hundred.
+var (
+	rewritten      sync.Map // query → query with $n placeholders
+	rewrittenCount atomic.Int64
+)
+
+const maxRewritten = 4096
+
+// dollarPlaceholders numbers the ? placeholders of query as $1, $2, …, leaving string literals,
+// quoted identifiers and comments alone.
+func dollarPlaceholders(query string) string {
+	if !strings.Contains(query, "?") {
+		return query
+	}
+	if v, ok := rewritten.Load(query); ok {
+		return v.(string)
+	}
+	var b strings.Builder
+	b.Grow(len(query) + 16)
+	n := 0
+	for i := 0; i < len(query); i++ {
+		switch c := query[i]; {
+		case c == '\'' || c == '"':
+			end := strings.IndexByte(query[i+1:], c)
+			if end < 0 {
+				end = len(query) - i - 2
+			}
+			b.WriteString(query[i : i+end+2])
+			i += end + 1
+		case c == '-' && strings.HasPrefix(query[i:], "--"):
+			end := strings.IndexByte(query[i:], '\n')
+			if end < 0 {
+				end = len(query) - i
+			}
+			b.WriteString(query[i : i+end])
+			i += end - 1
+		case c == '?':
+			n++
+			b.WriteByte('$')
+			b.WriteString(strconv.Itoa(n))
+		default:
+			b.WriteByte(c)
+		}
+	}
+	out := b.String()
+	if rewrittenCount.Load() < maxRewritten {
+		if _, loaded := rewritten.LoadOrStore(query, out); !loaded {
+			rewrittenCount.Add(1)
+		}
+	}
+	return out
+}
+
+// PostgreSQL's error codes the store acts on.
+const (
+	pgUniqueViolation      = "23505"
+	pgSerializationFailure = "40001"
+	pgDeadlockDetected     = "40P01"
+)
+
+// pgCode is the SQLSTATE of a PostgreSQL error, or "".
+func pgCode(err error) string {
+	var pe *pgconn.PgError
+	if errors.As(err, &pe) {
+		return pe.Code
+	}
+	return ""
+}
+
+// retryable: the transaction lost a race with another one and may simply run again.
+func retryable(err error) bool {
+	code := pgCode(err)
+	return code == pgSerializationFailure || code == pgDeadlockDetected
+}
+
+// lockKey is the 64-bit advisory lock key of a name.
+func lockKey(name string) int64 {
+	h := fnv.New64a()
+	h.Write([]byte("einvoice:" + name))
+	return int64(h.Sum64())
+}
+
+// TryLock takes the installation-wide lock called name, when no other process holds it: the singleton
+// jobs run under it, on one process at a time. release gives it back; a process that dies loses it.
+// On SQLite, where one process owns the database, the lock is always free.
+func (s *Store) TryLock(ctx context.Context, name string) (release func(), ok bool, err error) {
+	if !s.d.shared {
+		return func() {}, true, nil
+	}
+	conn, err := s.writer.Conn(ctx)
+	if err != nil {
+		return nil, false, err
+	}
+	key := lockKey(name)
+	if err := conn.QueryRowContext(ctx, `SELECT pg_try_advisory_lock(?)`, key).Scan(&ok); err != nil || !ok {
+		conn.Close()
+		return nil, false, err
+	}
+	return func() {
+		// Unlocked on its own session; should that fail, closing the connection would keep the lock
+		// in a pooled session, so the connection is thrown away instead.
+		if _, err := conn.ExecContext(context.WithoutCancel(ctx), `SELECT pg_advisory_unlock(?)`, key); err != nil {
+			conn.Raw(func(any) error { return driver.ErrBadConn })
+		}
+		conn.Close()
+	}, true, nil
+}
+
+// Notify tells the other processes of the installation that there is work on channel (PostgreSQL's
+// NOTIFY, delivered when the current transactions commit). On SQLite it does nothing.
+func (s *Store) Notify(ctx context.Context, channel, payload string) error {
+	if !s.d.shared {
+		return nil
+	}
+	_, err := s.writer.ExecContext(ctx, `SELECT pg_notify(?, ?)`, channel, payload)
+	return err
+}
+
+// Listen calls fn with the payload of every notification on channel until ctx ends, reconnecting
+// when the connection is lost. On SQLite it returns at once: no other process writes the database.
+func (s *Store) Listen(ctx context.Context, channel string, fn func(payload string)) error {
+	if !s.d.shared {
+		return nil
+	}
+	for ctx.Err() == nil {
+		err := s.listenOnce(ctx, channel, fn)
+		if ctx.Err() != nil {
+			break
+		}
+		if err != nil {
+			select {
+			case <-ctx.Done():
+			case <-time.After(time.Second):
+			}
+		}
+	}
+	return nil
+}
+
+func (s *Store) listenOnce(ctx context.Context, channel string, fn func(string)) error {
+	conn, err := pgx.ConnectConfig(ctx, s.pgConfig)
+	if err != nil {
+		return err
+	}
+	defer conn.Close(context.WithoutCancel(ctx))
+	if _, err := conn.Exec(ctx, "LISTEN "+pgx.Identifier{channel}.Sanitize()); err != nil {
+		return err
+	}
+	for {
+		n, err := conn.WaitForNotification(ctx)
+		if err != nil {
+			return err
+		}
+		fn(n.Payload)
+	}
+}
