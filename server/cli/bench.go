@@ -30,11 +30,18 @@ import (
 
 // The bench command is a load client for a running server: it creates documents over HTTP with
 // concurrent clients, as an integrator would, and reports the rate, the latencies and, given the
-// server's process id, the server's CPU time per document; then it times single reads.
+// server's process id, the server's CPU time per document; then it times single reads. Given several
+// API addresses (processes of one installation on one PostgreSQL) it sends the creations to each in
+// turn, as a round-robin load balancer would.
 
 const benchUsage = `usage: einvoice bench [--data DIR | --credentials FILE] [--api URL --client-id ID --client-secret SECRET
                       --issuer KEY --issuer-nif NIF --recipient KEY --recipient-nif NIF]
-                      [--documents N] [--clients C] [--lines L] [--sign] [--reads N] [--pid PID]
+                      [--documents N] [--clients C] [--lines L] [--sign] [--reads N] [--pid PID[,PID...]]
+                      [--db-pid PID]
+
+--api may list several processes of one installation, separated by commas: the creations go to each
+in turn and --pid lists their process ids. --db-pid is PostgreSQL's postmaster, whose CPU time (with
+its backends') is reported apart.
 
 The server must not rate-limit the bench: run it with a configuration that has
   [rate_limit]
@@ -44,14 +51,15 @@ for example: einvoice --new-config > bench.toml, edit that line, einvoice serve 
 
 // benchConfig is what one run needs.
 type benchConfig struct {
-	api                        string // .../api/v1/pt
+	apis                       []string // .../api/v1/pt of each process; the reads go to the first
 	clientID, clientSecret     string
 	issuerKey, issuerNIF       string
 	recipientKey, recipientNIF string
 	documents, clients, lines  int
 	reads                      int
 	sign                       bool
-	pid                        int
+	pids                       []int // the servers' processes
+	dbPID                      int   // PostgreSQL's postmaster
 }
 
 // benchCmd is `einvoice bench`.
@@ -62,7 +70,7 @@ func benchCmd(args []string, stdout, stderr io.Writer) int {
 	dataDir := fs.String("data", "data", "the demo's data folder, where serve --demo wrote "+server.DemoCredentialsFile)
 	credsFile := fs.String("credentials", "", "a credentials file as serve --demo writes it (default: in --data)")
 	var cfg benchConfig
-	fs.StringVar(&cfg.api, "api", "", "the API base, http://host:port/api/v1/pt (default: the credentials file's)")
+	api := fs.String("api", "", "the API base, http://host:port/api/v1/pt, or several separated by commas (default: the credentials file's)")
 	fs.StringVar(&cfg.clientID, "client-id", "", "OAuth client id (default: the credentials file's)")
 	fs.StringVar(&cfg.clientSecret, "client-secret", "", "OAuth client secret (default: the credentials file's)")
 	fs.StringVar(&cfg.issuerKey, "issuer", "", "public key of the issuing entity (default: the file's first entity)")
@@ -74,7 +82,8 @@ func benchCmd(args []string, stdout, stderr io.Writer) int {
 	fs.IntVar(&cfg.lines, "lines", 2, "invoice lines (2 make an invoice of 5.6 KB)")
 	fs.BoolVar(&cfg.sign, "sign", false, "let the service sign: XAdES on the XML and PAdES on an embedded visual PDF")
 	fs.IntVar(&cfg.reads, "reads", 500, "single reads of each kind timed after the creations (0: none)")
-	fs.IntVar(&cfg.pid, "pid", 0, "the server's process id, to report its CPU time per document (Linux)")
+	pids := fs.String("pid", "", "the server's process id, or the processes' separated by commas, to report their CPU time per document (Linux)")
+	fs.IntVar(&cfg.dbPID, "db-pid", 0, "PostgreSQL's postmaster process id, to report the database's CPU time per document (Linux)")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
@@ -82,6 +91,15 @@ func benchCmd(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprint(stderr, benchUsage)
 		return 2
 	}
+	for _, p := range strings.FieldsFunc(*pids, func(r rune) bool { return r == ',' }) {
+		pid, err := strconv.Atoi(p)
+		if err != nil || pid <= 0 {
+			fmt.Fprintf(stderr, "einvoice bench: --pid %q is not a process id\n", p)
+			return 2
+		}
+		cfg.pids = append(cfg.pids, pid)
+	}
+	cfg.apis = strings.FieldsFunc(*api, func(r rune) bool { return r == ',' })
 	if err := cfg.complete(*credsFile, *dataDir); err != nil {
 		fmt.Fprintln(stderr, "einvoice bench:", err)
 		fmt.Fprint(stderr, benchUsage)
@@ -110,7 +128,9 @@ func (c *benchConfig) complete(credsFile, dataDir string) error {
 			*v = def
 		}
 	}
-	or(&c.api, creds.APIBase)
+	if len(c.apis) == 0 && creds.APIBase != "" {
+		c.apis = []string{creds.APIBase}
+	}
 	or(&c.clientID, creds.ClientID)
 	or(&c.clientSecret, creds.ClientSecret)
 	if len(creds.Entities) > 0 {
@@ -121,9 +141,14 @@ func (c *benchConfig) complete(credsFile, dataDir string) error {
 		or(&c.recipientKey, creds.Entities[1].PublicKey)
 		or(&c.recipientNIF, creds.Entities[1].NIF)
 	}
-	c.api = strings.TrimRight(c.api, "/")
+	if len(c.apis) == 0 {
+		return fmt.Errorf("no --api (and no credentials file at %s)", credsFile)
+	}
+	for i := range c.apis {
+		c.apis[i] = strings.TrimRight(c.apis[i], "/")
+	}
 	for _, v := range []struct{ name, value string }{
-		{"--api", c.api}, {"--client-id", c.clientID}, {"--client-secret", c.clientSecret},
+		{"--client-id", c.clientID}, {"--client-secret", c.clientSecret},
 		{"--issuer", c.issuerKey}, {"--issuer-nif", c.issuerNIF}, {"--recipient-nif", c.recipientNIF},
 	} {
 		if v.value == "" {
@@ -175,10 +200,14 @@ func (c *benchClient) createAll(ctx context.Context, out io.Writer) ([]storedDoc
 	if cfg.sign {
 		signing = "signed by the service (XAdES on the XML, PAdES on the embedded PDF)"
 	}
-	fmt.Fprintf(out, "creating %d invoices of %d bytes (%d lines), %s, with %d concurrent clients\n",
-		cfg.documents, len(template), cfg.lines, signing, cfg.clients)
+	fmt.Fprintf(out, "creating %d invoices of %d bytes (%d lines), %s, with %d concurrent clients, on %d server processes\n",
+		cfg.documents, len(template), cfg.lines, signing, cfg.clients, len(cfg.apis))
 
-	cpuBefore, err := processCPU(cfg.pid)
+	serverBefore, err := processesCPU(cfg.pids)
+	if err != nil {
+		return nil, err
+	}
+	dbBefore, err := processesCPU([]int{cfg.dbPID})
 	if err != nil {
 		return nil, err
 	}
@@ -217,7 +246,11 @@ func (c *benchClient) createAll(ctx context.Context, out io.Writer) ([]storedDoc
 	}
 	wg.Wait()
 	elapsed := time.Since(start)
-	cpuAfter, err := processCPU(cfg.pid)
+	serverAfter, err := processesCPU(cfg.pids)
+	if err != nil {
+		return nil, err
+	}
+	dbAfter, err := processesCPU([]int{cfg.dbPID})
 	if err != nil {
 		return nil, err
 	}
@@ -227,10 +260,15 @@ func (c *benchClient) createAll(ctx context.Context, out io.Writer) ([]storedDoc
 	n := len(latencies)
 	fmt.Fprintf(out, "  %d documents in %.2f s: %.0f documents/s\n", n, elapsed.Seconds(), float64(n)/elapsed.Seconds())
 	fmt.Fprintf(out, "  latency p50 %s  p95 %s  p99 %s\n", ms(percentile(latencies, 50)), ms(percentile(latencies, 95)), ms(percentile(latencies, 99)))
-	if cfg.pid != 0 {
-		cpu := cpuAfter - cpuBefore
-		fmt.Fprintf(out, "  server CPU %.3f ms per document (%.2f cores busy)\n",
-			float64(cpu.Microseconds())/1000/float64(n), cpu.Seconds()/elapsed.Seconds())
+	perDocument := func(what string, cpu time.Duration) {
+		fmt.Fprintf(out, "  %s CPU %.3f ms per document (%.2f cores busy)\n",
+			what, float64(cpu.Microseconds())/1000/float64(n), cpu.Seconds()/elapsed.Seconds())
+	}
+	if len(cfg.pids) > 0 {
+		perDocument("server", serverAfter-serverBefore)
+	}
+	if cfg.dbPID != 0 {
+		perDocument("database", dbAfter-dbBefore)
 	}
 	return docs, nil
 }
@@ -324,26 +362,61 @@ func percentile(d []time.Duration, p int) time.Duration {
 	return d[max(i, 0)]
 }
 
-// processCPU is the user and system CPU time the process has used so far, from /proc/PID/stat
-// (in clock ticks of 1/100 s, Linux's USER_HZ); 0 when pid is 0.
-func processCPU(pid int) (time.Duration, error) {
-	if pid == 0 {
-		return 0, nil
+// processesCPU is the CPU time the processes and their descendants have used so far: each one's user
+// and system time, and that of its children it has waited for, from /proc/PID/stat (in clock ticks of
+// 1/100 s, Linux's USER_HZ). A process id 0 counts nothing. PostgreSQL's postmaster counts its
+// backends this way, those running and those that have exited.
+func processesCPU(pids []int) (time.Duration, error) {
+	var total time.Duration
+	for _, pid := range pids {
+		if pid == 0 {
+			continue
+		}
+		cpu, err := treeCPU(pid)
+		if err != nil {
+			return 0, fmt.Errorf("--pid %d: %w", pid, err)
+		}
+		total += cpu
 	}
+	return total, nil
+}
+
+// treeCPU is processCPU of pid and of every process below it.
+func treeCPU(pid int) (time.Duration, error) {
+	cpu, err := processCPU(pid)
+	if err != nil {
+		return 0, err
+	}
+	tasks, _ := filepath.Glob(fmt.Sprintf("/proc/%d/task/*/children", pid))
+	for _, t := range tasks {
+		raw, _ := os.ReadFile(t)
+		for _, f := range strings.Fields(string(raw)) {
+			child, _ := strconv.Atoi(f)
+			// A child that exits meanwhile is counted by its parent once waited for.
+			if c, err := treeCPU(child); err == nil {
+				cpu += c
+			}
+		}
+	}
+	return cpu, nil
+}
+
+// processCPU is the process's user and system time with its waited-for children's.
+func processCPU(pid int) (time.Duration, error) {
 	raw, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
 	if err != nil {
-		return 0, fmt.Errorf("--pid: %w", err)
+		return 0, err
 	}
 	// The command name, in parentheses, may hold spaces: the fields are counted after its end.
 	fields := strings.Fields(string(raw[bytes.LastIndexByte(raw, ')')+1:]))
-	if len(fields) < 13 {
-		return 0, fmt.Errorf("--pid: unexpected /proc/%d/stat", pid)
+	if len(fields) < 15 {
+		return 0, fmt.Errorf("unexpected /proc/%d/stat", pid)
 	}
 	var ticks int64
-	for _, f := range fields[11:13] { // utime and stime, fields 14 and 15 of stat(5)
+	for _, f := range fields[11:15] { // utime, stime, cutime and cstime, fields 14 to 17 of stat(5)
 		v, err := strconv.ParseInt(f, 10, 64)
 		if err != nil {
-			return 0, fmt.Errorf("--pid: %w", err)
+			return 0, err
 		}
 		ticks += v
 	}
@@ -355,6 +428,7 @@ type benchClient struct {
 	cfg   benchConfig
 	http  *http.Client
 	token string
+	next  atomic.Uint64 // the creations' turn among cfg.apis
 }
 
 // getToken is the signed client-credentials grant.
@@ -365,7 +439,7 @@ func (c *benchClient) getToken(ctx context.Context) error {
 		"grant_type": "client_credentials", "client_id": c.cfg.clientID, "timestamp": ts, "nonce": nonce,
 		"signature": server.RequestSignature(c.cfg.clientID, ts, nonce, []byte(c.cfg.clientSecret)),
 	})
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, c.cfg.api+"/oauth2/token", bytes.NewReader(body))
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, c.cfg.apis[0]+"/oauth2/token", bytes.NewReader(body))
 	if err != nil {
 		return err
 	}
@@ -387,7 +461,8 @@ func (c *benchClient) create(ctx context.Context, template []byte, number string
 	if !c.cfg.sign {
 		path += "?disable_xml_sign=1&disable_pdf_sign=1"
 	}
-	req, err := c.request(ctx, http.MethodPost, c.cfg.issuerKey, path, bytes.NewReader(xml))
+	api := c.cfg.apis[c.next.Add(1)%uint64(len(c.cfg.apis))]
+	req, err := c.request(ctx, http.MethodPost, api, c.cfg.issuerKey, path, bytes.NewReader(xml))
 	if err != nil {
 		return "", 0, err
 	}
@@ -405,15 +480,15 @@ func (c *benchClient) create(ctx context.Context, template []byte, number string
 
 // getInto reads path as entity, decodes the answer into v (when not nil) and returns how long it took.
 func (c *benchClient) getInto(ctx context.Context, entity, path string, v any) (time.Duration, error) {
-	req, err := c.request(ctx, http.MethodGet, entity, path, nil)
+	req, err := c.request(ctx, http.MethodGet, c.cfg.apis[0], entity, path, nil)
 	if err != nil {
 		return 0, err
 	}
 	return c.do(req, http.StatusOK, v)
 }
 
-func (c *benchClient) request(ctx context.Context, method, entity, path string, body io.Reader) (*http.Request, error) {
-	req, err := http.NewRequestWithContext(ctx, method, c.cfg.api+path, body)
+func (c *benchClient) request(ctx context.Context, method, api, entity, path string, body io.Reader) (*http.Request, error) {
+	req, err := http.NewRequestWithContext(ctx, method, api+path, body)
 	if err != nil {
 		return nil, err
 	}

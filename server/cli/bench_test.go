@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"os"
 	"regexp"
 	"strconv"
 	"strings"
@@ -67,6 +68,24 @@ func TestBenchAgainstTheDemo(t *testing.T) {
 		if !regexp.MustCompile(want).MatchString(out.String()) {
 			t.Errorf("output lacks %q:\n%s", want, out.String())
 		}
+	}
+
+	// Several API addresses take the creations in turn; --db-pid counts a process tree apart (here this
+	// test's own, whose child is the server).
+	out.Reset()
+	if code := benchCmd([]string{"--data", data, "--api", creds.APIBase + "," + creds.APIBase, "--documents", "4", "--reads", "0",
+		"--pid", strconv.Itoa(pid), "--db-pid", strconv.Itoa(os.Getpid())}, &out, &errOut); code != 0 {
+		t.Fatalf("bench on two addresses: exit %d\n%s%s", code, out.String(), errOut.String())
+	}
+	for _, want := range []string{`on 2 server processes`, `server CPU [0-9.]+ ms per document`, `database CPU [0-9.]+ ms per document`} {
+		if !regexp.MustCompile(want).MatchString(out.String()) {
+			t.Errorf("output lacks %q:\n%s", want, out.String())
+		}
+	}
+	if own, _ := processCPU(os.Getpid()); own == 0 {
+		t.Error("this process has used no CPU time, says processCPU")
+	} else if tree, _ := treeCPU(os.Getpid()); tree < own {
+		t.Errorf("the tree's CPU %s is less than its root's %s", tree, own)
 	}
 
 	out.Reset()

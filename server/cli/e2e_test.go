@@ -78,10 +78,14 @@ func startDemo(t *testing.T, data string, args ...string) (*process, server.Demo
 	t.Cleanup(func() { p.cmd.Process.Kill() })
 	deadline := time.Now().Add(20 * time.Second)
 	for !strings.Contains(p.stderr.String(), "einvoice serving") {
+		select {
+		case err := <-p.done:
+			t.Fatalf("server exited (%v):\n%s", err, p.stderr.String())
+		case <-time.After(20 * time.Millisecond):
+		}
 		if time.Now().After(deadline) {
 			t.Fatalf("server did not start:\n%s", p.stderr.String())
 		}
-		time.Sleep(20 * time.Millisecond)
 	}
 	creds, err := server.ReadDemoCredentials(data)
 	if err != nil {

@@ -1,0 +1,409 @@
+package cli
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"einvoice/server"
+	"einvoice/store/pgtest"
+)
+
+// Two einvoice processes on one PostgreSQL work as one installation. These tests run the real binary
+// twice on a fresh database of the server named by EINVOICE_TEST_POSTGRES, when EINVOICE_CLUSTER=1.
+
+// clusterKey is the secret key both processes share, as an installation's processes must.
+const clusterKey = "cluster test secret key 0123456789"
+
+// clusterPorts are the two processes' ports (this package's tests' range is 47000–47199); a process
+// restarted after kill -9 comes back on its own port, as behind a load balancer.
+var clusterPorts = [2]int{47010, 47011}
+
+func requireCluster(t *testing.T) {
+	t.Helper()
+	if pgtest.Server() == "" || os.Getenv("EINVOICE_CLUSTER") != "1" {
+		t.Skip("runs with EINVOICE_TEST_POSTGRES set and EINVOICE_CLUSTER=1")
+	}
+}
+
+// clusterConfig writes the configuration both processes read: PostgreSQL at dsn, the shared key, and
+// the sections in extra.
+func clusterConfig(t *testing.T, dsn, extra string) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "einvoice.toml")
+	conf := fmt.Sprintf("[storage]\ndriver = \"postgres\"\ndsn = %q\n[security]\nsecret_key = %q\n%s", dsn, clusterKey, extra)
+	if err := os.WriteFile(path, []byte(conf), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// startMember starts process i of the installation (serve --demo on its own port; the demo set-up
+// finds what the first start created). The processes are started one after the other.
+func startMember(t *testing.T, data, config string, i int) (*process, server.DemoCredentials) {
+	t.Helper()
+	return startDemo(t, data, "--config", config, "--listen", "127.0.0.1:"+strconv.Itoa(clusterPorts[i]))
+}
+
+func memberAPI(i int) string { return fmt.Sprintf("http://127.0.0.1:%d/api/v1/pt", clusterPorts[i]) }
+
+// webhookReceiver records every delivery: event id, the document it is about, and whether a delivery
+// of the same event arrived while another was still being answered (two processes working one event).
+type webhookReceiver struct {
+	key      string
+	mu       sync.Mutex
+	inFlight map[string]int
+	docOf    map[string]string // event id → the document id its payload carries
+	times    map[string]int    // event id → deliveries
+	overlaps []string
+	unstable []string // event ids that came with two different documents
+	bad      int      // deliveries with a wrong signature
+}
+
+func newWebhookReceiver(key string) *webhookReceiver {
+	return &webhookReceiver{key: key, inFlight: map[string]int{}, docOf: map[string]string{}, times: map[string]int{}}
+}
+
+func (rc *webhookReceiver) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	body, _ := io.ReadAll(r.Body)
+	id, ts := r.Header.Get("webhook-id"), r.Header.Get("webhook-timestamp")
+	if r.Header.Get("webhook-signature") != server.WebhookSignature(rc.key, id, ts, body) {
+		rc.mu.Lock()
+		rc.bad++
+		rc.mu.Unlock()
+		w.WriteHeader(http.StatusUnauthorized)
+		return
+	}
+	var event struct {
+		EventID string `json:"event_id"`
+		Data    struct {
+			ID string `json:"id"`
+		} `json:"data"`
+	}
+	json.Unmarshal(body, &event)
+	rc.mu.Lock()
+	if rc.inFlight[id] > 0 {
+		rc.overlaps = append(rc.overlaps, id)
+	}
+	rc.inFlight[id]++
+	if doc, seen := rc.docOf[id]; seen && doc != event.Data.ID || event.EventID != id {
+		rc.unstable = append(rc.unstable, id)
+	}
+	rc.docOf[id] = event.Data.ID
+	rc.mu.Unlock()
+	// Held a moment, so that a second process posting the same event meanwhile is seen as an overlap.
+	time.Sleep(30 * time.Millisecond)
+	rc.mu.Lock()
+	rc.inFlight[id]--
+	rc.times[id]++
+	rc.mu.Unlock()
+}
+
+// delivered is the set of document ids that some event was delivered for, with each one's event id.
+func (rc *webhookReceiver) delivered() map[string]string {
+	rc.mu.Lock()
+	defer rc.mu.Unlock()
+	byDoc := map[string]string{}
+	for id, doc := range rc.docOf {
+		if rc.times[id] > 0 {
+			byDoc[doc] = id
+		}
+	}
+	return byDoc
+}
+
+// clusterClient calls the API of either process; unlike client, a failed call is an error to handle,
+// not the end of the test, since one process is killed under the load.
+type clusterClient struct {
+	http  *http.Client
+	token string
+	// entity is the public key the calls are made for.
+	entity string
+}
+
+// call makes one request to process i and returns the status and the decoded body; err is a
+// transport error (the process is down, or died while answering).
+func (c clusterClient) call(i int, method, path, contentType, body string) (int, map[string]any, error) {
+	req, err := http.NewRequest(method, memberAPI(i)+path, strings.NewReader(body))
+	if err != nil {
+		return 0, nil, err
+	}
+	req.Header.Set("Authorization", "Bearer "+c.token)
+	req.Header.Set("entity", c.entity)
+	if contentType != "" {
+		req.Header.Set("Content-Type", contentType)
+	}
+	resp, err := c.http.Do(req)
+	if err != nil {
+		return 0, nil, err
+	}
+	defer resp.Body.Close()
+	raw, err := io.ReadAll(resp.Body)
+	if err != nil {
+		return 0, nil, err
+	}
+	var v map[string]any
+	json.Unmarshal(raw, &v)
+	return resp.StatusCode, v, nil
+}
+
+// createdID is the id of the document a creation made: from a 201, or from the e200 that answers a
+// retried creation whose first answer was lost (the document exists already; its id is in the details).
+func createdID(status int, v map[string]any) (string, bool) {
+	switch status {
+	case http.StatusCreated, http.StatusOK:
+		d, _ := v["response"].(map[string]any)["data"].(map[string]any)
+		id, _ := d["id"].(string)
+		return id, id != ""
+	case http.StatusBadRequest:
+		errs, _ := v["errors"].(map[string]any)
+		number, _ := errs["number"].(map[string]any)
+		details, _ := number["details"].(map[string]any)
+		id, _ := details["id"].(string)
+		return id, number["code"] == "e200" && id != ""
+	}
+	return "", false
+}
+
+func clusterInvoice(number, customerNIF string) string {
+	return fmt.Sprintf(`{"number": %q, "emission_date": "2026-11-20", "due_date": "2026-12-20", "type_document_fact": "FT",
+		"supplier": {"street": "Rua A 1", "city": "Lisboa", "postal_zone": "1000-001"},
+		"customer": {"number": %q, "name": "B", "street": "Rua B 2", "city": "Porto", "postal_zone": "4000-001"},
+		"lines": [{"name": "Serviço", "quantity": 1, "price": "10.00", "taxes": [{"tax_percent": 23}]}]}`, number, customerNIF)
+}
+
+// Two processes on one PostgreSQL, 8 clients alternating between them, a webhook for every received
+// document; one process is killed (SIGKILL) in the middle of the load and restarted. Every creation
+// is retried on the other process until it has a definite answer, as an integrator would. At the end
+// every acknowledged document exists exactly once, every document's event was delivered at least once
+// under one id, and no event was delivered by both processes at once.
+func TestClusterSurvivesKill(t *testing.T) {
+	requireCluster(t)
+	const hookKey = "cluster receiver key 0123456789"
+	rc := newWebhookReceiver(hookKey)
+	recv := httptest.NewServer(rc)
+	defer recv.Close()
+
+	dsn := pgtest.NewDatabase(t)
+	config := clusterConfig(t, dsn, "[rate_limit]\nrequests_per_minute = 0\n"+
+		"[jobs]\ntimeout = \"10s\"\n"+
+		"[webhooks]\ninterval = \"200ms\"\nconcurrency = 4\nretry_schedule = [\"1s\", \"1s\", \"2s\", \"2s\", \"5s\", \"5s\", \"10s\"]\n")
+	data := t.TempDir()
+	procs := [2]*process{}
+	var creds server.DemoCredentials
+	procs[0], creds = startMember(t, data, config, 0)
+	procs[1], _ = startMember(t, data, config, 1)
+	a, b := creds.Entities[0], creds.Entities[1]
+	if out, err := einvoice(t, "admin", "webhook", "create", "--nif", b.NIF, "--url", recv.URL, "--key", hookKey,
+		"--events", "document.received", "--config", config, "--data", data).CombinedOutput(); err != nil {
+		t.Fatalf("webhook create: %v %s", err, out)
+	}
+	token := client{t, memberAPI(0)}.token(creds, "cluster")
+	issuer := clusterClient{http: &http.Client{Timeout: 30 * time.Second}, token: token, entity: a.PublicKey}
+
+	const clients, perClient, killAfter = 8, 60, 120
+	var (
+		mu      sync.Mutex
+		created = map[string]string{} // number → id, every creation acknowledged
+		retried atomic.Int64
+		acked   atomic.Int64
+	)
+	killed := make(chan struct{})
+	var wg sync.WaitGroup
+	for c := range clients {
+		wg.Go(func() {
+			for k := range perClient {
+				number := fmt.Sprintf("FT C%d/%d", c, k)
+				target := (c + k) % 2 // alternating between the processes
+				for attempt := 0; ; attempt++ {
+					if attempt == 50 {
+						t.Errorf("%s: no definite answer after %d attempts", number, attempt)
+						return
+					}
+					status, v, err := issuer.call(target, "POST", "/apps/documents", "application/json", clusterInvoice(number, b.NIF))
+					if id, ok := createdID(status, v); err == nil && ok {
+						mu.Lock()
+						created[number] = id
+						mu.Unlock()
+						if acked.Add(1) == killAfter {
+							close(killed)
+						}
+						break
+					}
+					if err == nil && status < 500 {
+						t.Errorf("%s on process %d: %d %v", number, target, status, v)
+						return
+					}
+					retried.Add(1)
+					target = 1 - target
+					time.Sleep(100 * time.Millisecond)
+				}
+			}
+		})
+	}
+	<-killed
+	procs[1].cmd.Process.Kill()
+	<-procs[1].done
+	time.Sleep(time.Second) // the load goes on against the other process alone
+	procs[1], _ = startMember(t, data, config, 1)
+	wg.Wait()
+	if t.Failed() {
+		t.FailNow()
+	}
+	if len(created) != clients*perClient {
+		t.Fatalf("%d documents acknowledged of %d", len(created), clients*perClient)
+	}
+
+	// Every acknowledged document exists exactly once, and no other document exists.
+	recipient := issuer
+	recipient.entity = b.PublicKey
+	k := 0
+	for number, id := range created {
+		k++
+		status, v, err := recipient.call(k%2, "GET", "/apps/documents?number="+strings.ReplaceAll(number, " ", "%20"), "", "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		r, _ := v["response"].(map[string]any)
+		list, _ := r["data"].([]any)
+		if status != 200 || r["total"] != float64(1) || len(list) != 1 || list[0].(map[string]any)["id"] != id {
+			t.Fatalf("%s (acknowledged as %s): %d %v", number, id, status, v)
+		}
+	}
+	status, v, err := recipient.call(0, "GET", "/apps/documents", "", "")
+	if err != nil || status != 200 || v["response"].(map[string]any)["total"] != float64(len(created)) {
+		t.Fatalf("received list: %v %d %v, want %d documents", err, status, v["response"], len(created))
+	}
+
+	// Every document's event is delivered, under one id.
+	deadline := time.Now().Add(60 * time.Second)
+	missing := func() []string {
+		delivered := rc.delivered()
+		var m []string
+		for number, id := range created {
+			if delivered[id] == "" {
+				m = append(m, number)
+			}
+		}
+		return m
+	}
+	for len(missing()) > 0 && time.Now().Before(deadline) {
+		time.Sleep(200 * time.Millisecond)
+	}
+	time.Sleep(time.Second) // a delivery made twice has arrived too
+	rc.mu.Lock()
+	defer rc.mu.Unlock()
+	twice := 0
+	for _, n := range rc.times {
+		if n > 1 {
+			twice++
+		}
+	}
+	t.Logf("%d documents (%d creations retried), %d events, %d of them delivered more than once", len(created), retried.Load(), len(rc.times), twice)
+	if m := missing(); len(m) > 0 {
+		t.Errorf("%d documents' events never delivered, e.g. %s", len(m), m[0])
+	}
+	if len(rc.docOf) != len(created) || len(rc.unstable) > 0 || rc.bad > 0 {
+		t.Errorf("%d event ids for %d documents, %d ids carrying two documents, %d badly signed deliveries", len(rc.docOf), len(created), len(rc.unstable), rc.bad)
+	}
+	if len(rc.overlaps) > 0 {
+		t.Errorf("%d deliveries of an event while the same event was being delivered (e.g. %s)", len(rc.overlaps), rc.overlaps[0])
+	}
+}
+
+// The rate limit and the seen nonces are the installation's, not a process's: requests alternating
+// between the two processes are refused once their sum passes the limit, and a nonce used on one
+// process is refused on the other.
+func TestClusterSharesLimitsAndNonces(t *testing.T) {
+	requireCluster(t)
+	const limit = 20
+	dsn := pgtest.NewDatabase(t)
+	config := clusterConfig(t, dsn, fmt.Sprintf("[rate_limit]\nrequests_per_minute = %d\nblock_for = \"2m\"\n", limit))
+	data := t.TempDir()
+	_, creds := startMember(t, data, config, 0)
+	startMember(t, data, config, 1)
+
+	// The token request of the spec, sent to process 0, then sent again as it was to process 1.
+	ts := strconv.FormatInt(time.Now().Unix(), 10)
+	nonce := "clusterNonce1"
+	grant := fmt.Sprintf(`{"grant_type":"client_credentials","client_id":%q,"timestamp":%s,"nonce":%q,"signature":%q}`,
+		creds.ClientID, ts, nonce, server.RequestSignature(creds.ClientID, ts, nonce, []byte(creds.ClientSecret)))
+	tokenReq := func(i int, body string) (int, map[string]any) {
+		resp, err := http.Post(memberAPI(i)+"/oauth2/token", "application/json", strings.NewReader(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		var v map[string]any
+		raw, _ := io.ReadAll(resp.Body)
+		json.NewDecoder(bytes.NewReader(raw)).Decode(&v)
+		return resp.StatusCode, v
+	}
+	status, v := tokenReq(0, grant)
+	if status != 200 {
+		t.Fatalf("token on process 0: %d %v", status, v)
+	}
+	token := v["access_token"].(string)
+	status, v = tokenReq(1, grant)
+	if codes := errorCodesOf(v); status != 401 || len(codes) != 1 || codes[0] != "e312" {
+		t.Fatalf("the same nonce on process 1: %d %v, want 401 e312", status, v)
+	}
+	// A fresh nonce is accepted there: the refusal was the nonce's.
+	if tok := (client{t, memberAPI(1)}).token(creds, "clusterNonce2"); tok == "" {
+		t.Fatal("no token on process 1")
+	}
+	const tokenRequests = 3 // each counted against the client's limit
+
+	// Requests alternating between the processes: together they get no more than the limit.
+	c := clusterClient{http: &http.Client{Timeout: 30 * time.Second}, token: token, entity: creds.Entities[0].PublicKey}
+	accepted, refused := 0, [2]int{}
+	for k := range 2 * limit {
+		status, v, err := c.call(k%2, "GET", "/apps/external-connections", "", "")
+		switch {
+		case err != nil:
+			t.Fatal(err)
+		case status == 200:
+			accepted++
+		case status == http.StatusTooManyRequests:
+			if codes := errorCodesOf(v); len(codes) != 1 || codes[0] != "e334" {
+				t.Fatalf("request %d: 429 %v, want e334", k, v)
+			}
+			refused[k%2]++
+		default:
+			t.Fatalf("request %d: %d %v", k, status, v)
+		}
+	}
+	if accepted+tokenRequests > limit || accepted == 0 || refused[0] == 0 || refused[1] == 0 {
+		t.Fatalf("%d requests accepted (and %d token requests) with a limit of %d a minute; refused by each process: %v",
+			accepted, tokenRequests, limit, refused)
+	}
+}
+
+// errorCodesOf is the codes of an error answer's "errors", a list or a map by field.
+func errorCodesOf(v map[string]any) []string {
+	var codes []string
+	switch errs := v["errors"].(type) {
+	case []any:
+		for _, item := range errs {
+			code, _ := item.(map[string]any)["code"].(string)
+			codes = append(codes, code)
+		}
+	case map[string]any:
+		for _, item := range errs {
+			code, _ := item.(map[string]any)["code"].(string)
+			codes = append(codes, code)
+		}
+	}
+	return codes
+}
