@@ -302,6 +302,9 @@ func TestClusterSurvivesKill(t *testing.T) {
 		time.Sleep(200 * time.Millisecond)
 	}
 	time.Sleep(time.Second) // a delivery made twice has arrived too
+	if m := missing(); len(m) > 0 {
+		t.Errorf("%d documents' events never delivered, e.g. %s", len(m), m[0])
+	}
 	rc.mu.Lock()
 	defer rc.mu.Unlock()
 	twice := 0
@@ -311,9 +314,6 @@ func TestClusterSurvivesKill(t *testing.T) {
 		}
 	}
 	t.Logf("%d documents (%d creations retried), %d events, %d of them delivered more than once", len(created), retried.Load(), len(rc.times), twice)
-	if m := missing(); len(m) > 0 {
-		t.Errorf("%d documents' events never delivered, e.g. %s", len(m), m[0])
-	}
 	if len(rc.docOf) != len(created) || len(rc.unstable) > 0 || rc.bad > 0 {
 		t.Errorf("%d event ids for %d documents, %d ids carrying two documents, %d badly signed deliveries", len(rc.docOf), len(created), len(rc.unstable), rc.bad)
 	}
