@@ -73,9 +73,11 @@ func listTotal(ctx context.Context, tx *sql.Tx, unfiltered bool, counter string,
 	return total, err
 }
 
-// DocumentByID reads a document inside the transaction.
+// DocumentByID reads a document inside the transaction, and locks it until the transaction ends (on
+// PostgreSQL, where transactions run side by side): what the transaction decides from the document
+// holds when it writes it.
 func (t *Tx) DocumentByID(id int64) (Document, error) {
-	return scanDocument(t.ids, t.tx.QueryRowContext(t.ctx, `SELECT `+documentColumns+` FROM documents WHERE id = ?`, id))
+	return scanDocument(t.ids, t.tx.QueryRowContext(t.ctx, `SELECT `+documentColumns+` FROM documents WHERE id = ?`+t.d.forUpdate, id))
 }
 
 // MarkImported records that the recipient imported the document (once: a repeat changes nothing and
