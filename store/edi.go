@@ -82,7 +82,7 @@ func (s *Store) ClaimEDI(ctx context.Context, now, leaseUntil string, limit, ret
 		var err error
 		out, err = scanEDIs(tx.QueryContext(ctx, `UPDATE edi_deliveries SET lease_until = ?, updated_at = ?
 			WHERE id IN (SELECT id FROM edi_deliveries WHERE (state = 'queued' OR state = 'awaiting' AND attempts <= ?) AND next_at <= ?
-				AND (lease_until IS NULL OR lease_until <= ?) ORDER BY next_at, id LIMIT ?)
+				AND (lease_until IS NULL OR lease_until <= ?) ORDER BY next_at, id LIMIT ?`+s.d.skipLocked+`)
 			RETURNING `+ediColumns, leaseUntil, now, retries, now, now, limit))
 		return err
 	})
