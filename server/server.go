@@ -114,7 +114,7 @@ func NewWorkflow(cfg Config, st *store.Store, log *slog.Logger) *Workflow {
 		limiter:      newRateLimiter[int64](cfg.RateLimit.RequestsPerMinute, time.Minute, cfg.RateLimit.BlockFor),
 		authFailures: newAuthThrottle(cfg.Auth.FailedAuthPerMinute, time.Minute),
 		logins:       newAuthThrottle(cfg.Portal.LoginFailures, cfg.Portal.LoginFailureReset)}
-	w.jobs = newJobRunner(log, w.metrics, cfg.Jobs.Timeout)
+	w.jobs = newJobRunner(log, w.metrics, st, cfg.Jobs.Timeout)
 	w.RegisterConnector(ConnectorUpstream, upstream.New(w.upstreamConfig, nil))
 	w.RegisterConnector(ConnectorAS2, w.AS2Connector())
 	return w
