@@ -337,6 +337,7 @@ func TestClusterSurvivesKill(t *testing.T) {
 	for len(missing()) > 0 && time.Now().Before(deadline) {
 		time.Sleep(200 * time.Millisecond)
 	}
+	allDelivered := time.Since(restarted).Round(time.Second)
 	time.Sleep(time.Second) // a delivery made twice has arrived too
 	if m := missing(); len(m) > 0 {
 		t.Errorf("%d documents' events never delivered, e.g. %s", len(m), m[0])
@@ -349,8 +350,8 @@ func TestClusterSurvivesKill(t *testing.T) {
 			twice++
 		}
 	}
-	t.Logf("%d documents (%d creations retried), %d events, %d of them delivered more than once; %d deliveries under way when their process was killed, all delivered %s after the restart",
-		len(created), retried.Load(), len(rc.times), twice, rc.gone, time.Since(restarted).Round(time.Second))
+	t.Logf("%d documents (%d creations retried), %d events, %d of them delivered more than once; %d deliveries under way when their process was killed, every event delivered %s after the restart",
+		len(created), retried.Load(), len(rc.times), twice, rc.gone, allDelivered)
 	if len(rc.docOf) != len(created) || len(rc.unstable) > 0 || rc.bad > 0 {
 		t.Errorf("%d event ids for %d documents, %d ids carrying two documents, %d badly signed deliveries", len(rc.docOf), len(created), len(rc.unstable), rc.bad)
 	}
