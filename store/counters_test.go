@@ -7,37 +7,10 @@ import (
 	"time"
 
 	"einvoice/store"
-	"einvoice/store/pgtest"
 	"einvoice/store/storetest"
 )
 
 var counterKey = []byte("0123456789abcdef-test")
-
-// twoStores opens two stores on one database, as two processes of an installation would: on the
-// PostgreSQL test server when one is configured, else on one SQLite file.
-func twoStores(t *testing.T) (*store.Store, *store.Store) {
-	t.Helper()
-	ctx := context.Background()
-	open := func(dsn string) *store.Store {
-		var st *store.Store
-		var err error
-		if storetest.Engine() == "postgres" {
-			st, err = store.OpenPostgres(ctx, dsn, counterKey)
-		} else {
-			st, err = store.Open(ctx, dsn, counterKey)
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { st.Close() })
-		return st
-	}
-	where := t.TempDir()
-	if storetest.Engine() == "postgres" {
-		where = pgtest.NewDatabase(t)
-	}
-	return open(where), open(where)
-}
 
 func TestCounterWindowsAndBlocks(t *testing.T) {
 	st := storetest.Open(t, counterKey)
