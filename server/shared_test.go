@@ -3,6 +3,8 @@ package server
 import (
 	"context"
 	"errors"
+	"net/http/httptest"
+	"sync"
 	"testing"
 	"time"
 
@@ -51,10 +53,35 @@ func TestRateLimitHoldsAcrossProcesses(t *testing.T) {
 	}
 	expectError(t, a.do("GET", path, a.auth(tok), ""), 429, "e334")
 	expectError(t, b.do("GET", path, a.auth(tok), ""), 429, "e334")
-	// Another credential has its own count.
+
+	// Another credential has its own count. Eight clients of it at once, alternating between the
+	// processes: exactly 200 of its requests get through (its token request among them).
 	other, secret := a.mustClient(ScopeExternalConnections)
-	if r := b.do("GET", path, a.auth(b.accessToken(other.ClientID, secret)), ""); r.status != 200 {
-		t.Fatalf("another credential: %d %s", r.status, r.raw)
+	tok = b.accessToken(other.ClientID, secret)
+	const clients, each = 8, 30
+	statuses := make(chan int, clients*each)
+	var wg sync.WaitGroup
+	for i := range clients {
+		wg.Go(func() {
+			for j := range each {
+				req := httptest.NewRequest("GET", path, nil)
+				for k, v := range a.auth(tok) {
+					req.Header.Set(k, v)
+				}
+				rec := httptest.NewRecorder()
+				envs[(i+j)%2].srv.Handler().ServeHTTP(rec, req)
+				statuses <- rec.Code
+			}
+		})
+	}
+	wg.Wait()
+	close(statuses)
+	answers := map[int]int{}
+	for status := range statuses {
+		answers[status]++
+	}
+	if answers[200] != 199 || answers[429] != clients*each-199 {
+		t.Fatalf("answers by status: %v", answers)
 	}
 }
 
