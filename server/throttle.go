@@ -18,7 +18,7 @@ import (
 // or expired bearer token and an unknown platform token each count as one failure of the client
 // address, and a bad signature also as one of the client id it names. Past [security]
 // failed_auth_per_minute failures within a minute, the address is refused every authentication (429
-// e362, Retry-After) for a minute. A client id past the limit has its failing requests answered 429
+// e368, Retry-After) for a minute. A client id past the limit has its failing requests answered 429
 // too, but a correctly signed request for it still gets its token: the legitimate client, calling from
 // another address, is never locked out by someone guessing its secret.
 
