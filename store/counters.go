@@ -13,7 +13,8 @@ import (
 //
 // A window opens with a key's first event and lasts window; the event that passes limit within it
 // blocks the key for block, and the blocked key's events are refused without being counted. The first
-// event after the block opens a new window.
+// event after the block opens a new window. Times are the callers' clocks, which the processes of an
+// installation keep in step anyway (token requests are checked against them).
 
 // CounterLimit is how a counter counts: limit events per window; past it, block.
 type CounterLimit struct {
@@ -22,8 +23,10 @@ type CounterLimit struct {
 	Block  time.Duration
 }
 
-// countEvent is the one statement of an event, its time the new row's window_start (excluded's). Its
-// parameters: key, now, window, then limit three times, block.
+// countEvent is the one statement of an event, its time the new row's window_start (excluded's). In
+// order: a blocked key stays as it is; a key whose window ended, or that is past its limit and no
+// longer blocked, starts a new window with this event; any other counts it, and blocks when it passes
+// the limit. Its parameters: key, now, window, then limit three times, block.
 const countEvent = `INSERT INTO counters AS c (key, window_start, window_ms, events, blocked_until)
 	VALUES (?, ?, ?, 1, 0)
 	ON CONFLICT (key) DO UPDATE SET
