@@ -50,8 +50,14 @@ func newTestEnv(t *testing.T, tweak ...func(*Config)) *testEnv {
 	for _, f := range tweak {
 		f(&cfg)
 	}
-	ctx := context.Background()
 	st := storetest.Open(t, []byte("test secret key 0123456789"))
+	return newTestEnvOn(t, cfg, st)
+}
+
+// newTestEnvOn is newTestEnv's service on an open store.
+func newTestEnvOn(t *testing.T, cfg Config, st *store.Store) *testEnv {
+	t.Helper()
+	ctx := context.Background()
 	env := &testEnv{t: t, st: st, srv: New(cfg, st, slog.New(slog.NewTextHandler(io.Discard, nil)))}
 	env.entity = env.mustEntity("Fornecedor", "508025338")
 	env.client, env.secret = env.mustClient(AllScopes...)
