@@ -8,6 +8,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"regexp"
 
 	"einvoice/store"
 )
@@ -61,7 +62,7 @@ func migrateStore(fs *flag.FlagSet) func(*adminEnv) error {
 			fmt.Fprintf(w, "\nCopied %d tables; every count matches. To run on PostgreSQL, configure every process with:\n\n", len(counts))
 			fmt.Fprintf(w, "  [storage]\n  driver = \"postgres\"\n  dsn = %q   # or %s\n\n", report.DSN, envDatabaseURL)
 			fmt.Fprintf(w, "and the same secret key on every process: %s.\n", keyFrom)
-			fmt.Fprintf(w, "Without it, stored secrets cannot be decrypted and issued tokens are not recognised.\n")
+			fmt.Fprintf(w, "Without it, stored secrets cannot be decrypted, and every public id and link changes.\n")
 		})
 	}
 }
@@ -74,10 +75,13 @@ type migrateReport struct {
 	SecretKey string             `json:"secret_key"`
 }
 
-// redactedDSN is the address with its password hidden, fit to print.
+// redactedDSN is the address (a URL or key=value pairs) with its password hidden, fit to print.
 func redactedDSN(dsn string) string {
 	if u, err := url.Parse(dsn); err == nil && u.Scheme != "" {
 		return u.Redacted()
 	}
-	return "(the address given)"
+	return passwordPair.ReplaceAllString(dsn, "${1}xxxxx")
 }
+
+// passwordPair is the password of a key=value address, quoted or not.
+var passwordPair = regexp.MustCompile(`(password\s*=\s*)('(?:[^'\\]|\\.)*'|\S+)`)
