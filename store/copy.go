@@ -415,6 +415,9 @@ func (r *rowSource) Err() error {
 // toPostgres turns a value as SQLite stores it into one the PostgreSQL column of type typ takes:
 // SQLite keeps booleans as integers, and may hold text in a BLOB column or bytes in a TEXT one.
 func toPostgres(v any, typ string) (any, error) {
+	if b, ok := v.([]byte); ok && b == nil {
+		v = []byte{} // an empty BLOB, which pgx would write as NULL
+	}
 	switch typ {
 	case "bool":
 		if n, ok := v.(int64); ok {

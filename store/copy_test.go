@@ -45,6 +45,15 @@ func TestCopyToPostgres(t *testing.T) {
 		t.Fatal(err)
 	}
 
+	platform, _, err := src.CreatePlatformToken(ctx, "legacy", []string{"documents"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// An empty BLOB stays empty, not NULL; a NULL stays NULL.
+	if _, err := src.writer.ExecContext(ctx, `UPDATE credentials SET token_hash = x'' WHERE id = ?`, platform.ID); err != nil {
+		t.Fatal(err)
+	}
+
 	counts, err := src.CopyToPostgres(ctx, dst)
 	if err != nil {
 		t.Fatal(err)
@@ -53,7 +62,7 @@ func TestCopyToPostgres(t *testing.T) {
 	for _, c := range counts {
 		rows[c.Table] = c.Rows
 	}
-	if rows["entities"] != 2 || rows["credentials"] != 1 || rows["authorizations"] != 1 || rows["access_tokens"] != 1 {
+	if rows["entities"] != 2 || rows["credentials"] != 2 || rows["authorizations"] != 1 || rows["access_tokens"] != 1 {
 		t.Fatalf("counts: %v", counts)
 	}
 	// Every table after the ones it references.
@@ -81,6 +90,11 @@ func TestCopyToPostgres(t *testing.T) {
 	}
 	if ok, _, err := dst.Authorization(ctx, client.ID, b.ID); err != nil || !ok {
 		t.Fatalf("authorization: %v %v", ok, err)
+	}
+	var emptyHash, nullSecret bool
+	if err := dst.reader.QueryRowContext(ctx, `SELECT token_hash = ''::bytea, secret_enc IS NULL FROM credentials WHERE id = ?`,
+		platform.ID).Scan(&emptyHash, &nullSecret); err != nil || !emptyHash || !nullSecret {
+		t.Fatalf("empty and NULL blobs: %v %v %v", emptyHash, nullSecret, err)
 	}
 	// A new row gets an id after the copied ones.
 	c, err := dst.CreateEntity(ctx, NewEntity{Name: "C", Country: "PT", NIF: "503504564"})
