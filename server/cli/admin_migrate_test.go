@@ -155,9 +155,10 @@ func TestAdminMigrateStore(t *testing.T) {
 		t.Fatalf("a new entity on PostgreSQL: %+v %v", fresh, err)
 	}
 
-	// Refused: into a database that holds rows (nothing changes), a database that cannot be reached, a
-	// target that is no engine.
-	if code, _, errOut := admin("migrate-store", "--to", "postgres", "--dsn", dsn); code != 1 {
+	// Refused: into a database that holds rows (nothing changes; its address from the environment this
+	// time), a database that cannot be reached, a target that is no engine.
+	t.Setenv(envDatabaseURL, dsn)
+	if code, _, errOut := admin("migrate-store", "--to", "postgres"); code != 1 {
 		t.Fatalf("into a filled database: exit %d: %s", code, errOut)
 	}
 	if n := len(queryColumn(t, pg, `SELECT id FROM entities`)); n != len(creds.Entities)+1 {
