@@ -24,10 +24,21 @@ func openPostgresTarget(t *testing.T) *Store {
 	return dst
 }
 
+// openSQLiteSource opens a new SQLite store, whichever engine the other tests run on.
+func openSQLiteSource(t *testing.T) *Store {
+	t.Helper()
+	src, err := Open(context.Background(), t.TempDir(), key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { src.Close() })
+	return src
+}
+
 func TestCopyToPostgres(t *testing.T) {
 	dst := openPostgresTarget(t)
 	ctx := context.Background()
-	src := open(t, t.TempDir())
+	src := openSQLiteSource(t)
 	a, err := src.CreateEntity(ctx, NewEntity{Name: "A", Country: "PT", NIF: "500000000", PaysReceived: true})
 	if err != nil {
 		t.Fatal(err)
@@ -114,7 +125,7 @@ func TestCopyToPostgres(t *testing.T) {
 func TestCopyToPostgresRefusesOtherMigrations(t *testing.T) {
 	dst := openPostgresTarget(t)
 	ctx := context.Background()
-	src := open(t, t.TempDir())
+	src := openSQLiteSource(t)
 	if _, err := dst.writer.ExecContext(ctx, `INSERT INTO schema_migrations (version, applied_at) VALUES ('9999_later', '')`); err != nil {
 		t.Fatal(err)
 	}
