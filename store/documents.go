@@ -356,6 +356,7 @@ type Tx struct {
 	tx       *sql.Tx
 	now      string
 	ids      *publicIDs
+	d        *dialect
 	webhooks int64 // webhook deliveries queued in this transaction
 }
 
@@ -367,7 +368,7 @@ func (t *Tx) QueuedWebhooks() int64 { return t.webhooks }
 // not interrupted by the end of ctx.
 func (s *Store) Update(ctx context.Context, fn func(*Tx) error) error {
 	return s.writeGrouped(ctx, func(tx *sql.Tx) error {
-		return fn(&Tx{ctx: context.WithoutCancel(ctx), tx: tx, now: s.timestamp(), ids: s.ids})
+		return fn(&Tx{ctx: context.WithoutCancel(ctx), tx: tx, now: s.timestamp(), ids: s.ids, d: &s.d})
 	})
 }
 

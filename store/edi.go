@@ -177,7 +177,7 @@ type EDIOrigin struct {
 func (t *Tx) EDIOriginOf(documentID int64) (EDIOrigin, error) {
 	var o EDIOrigin
 	err := t.tx.QueryRowContext(t.ctx, `SELECT partner, connector, message_id FROM edi_received
-		WHERE document_id = ? AND kind = 'document' ORDER BY received_at DESC, rowid DESC LIMIT 1`, documentID).
+		WHERE document_id = ? AND kind = 'document' ORDER BY received_at DESC, `+t.d.insertOrder+` DESC LIMIT 1`, documentID).
 		Scan(&o.Partner, &o.Connector, &o.MessageID)
 	return o, mapError(err)
 }

@@ -95,6 +95,19 @@ func (c placeholderConn) QueryContext(ctx context.Context, query string, args []
 	return c.Conn.QueryContext(ctx, dollarPlaceholders(query), args)
 }
 
+// CheckNamedValue binds a Go bool as the integer 1 or 0, as SQLite's driver does: flags are integer
+// columns on both engines (so that a copy of an SQLite installation keeps them as they are), and pgx
+// encodes no bool into an integer.
+func (c placeholderConn) CheckNamedValue(nv *driver.NamedValue) error {
+	if b, ok := nv.Value.(bool); ok {
+		nv.Value = int64(0)
+		if b {
+			nv.Value = int64(1)
+		}
+	}
+	return c.Conn.CheckNamedValue(nv)
+}
+
 // The rewritten statements are kept by their text: the store has a few hundred.
 var (
 	rewritten      sync.Map // query → query with $n placeholders
