@@ -29,8 +29,8 @@ var (
 
 // TableCount is how many rows a table holds.
 type TableCount struct {
-	Table string
-	Rows  int64
+	Table string `json:"table"`
+	Rows  int64  `json:"rows"`
 }
 
 // CopyToPostgres copies everything s (SQLite) holds into dst (PostgreSQL, opened by OpenPostgres, so
@@ -220,14 +220,11 @@ func migrationLevel(versions []string) int {
 	return level
 }
 
-// targetTable is a table of the target: its columns' type names (pg_type.typname).
-type targetTable struct {
-	name  string
-	types map[string]string
-}
+// columnTypes are the columns of a target table, each with its type's name (pg_type.typname).
+type columnTypes map[string]string
 
 // targetTables lists the target's tables in its current schema, but the migrations' ledger.
-func (c *copier) targetTables(ctx context.Context) (map[string]targetTable, error) {
+func (c *copier) targetTables(ctx context.Context) (map[string]columnTypes, error) {
 	rows, err := c.dst.Query(ctx, `SELECT table_name::text, column_name::text, udt_name::text
 		FROM information_schema.columns
 		WHERE table_schema = current_schema() AND table_name <> 'schema_migrations'
@@ -236,22 +233,20 @@ func (c *copier) targetTables(ctx context.Context) (map[string]targetTable, erro
 	if err != nil {
 		return nil, err
 	}
-	tables := map[string]targetTable{}
+	tables := map[string]columnTypes{}
 	var table, column, typ string
 	_, err = pgx.ForEachRow(rows, []any{&table, &column, &typ}, func() error {
-		t, ok := tables[table]
-		if !ok {
-			t = targetTable{name: table, types: map[string]string{}}
-			tables[table] = t
+		if tables[table] == nil {
+			tables[table] = columnTypes{}
 		}
-		t.types[column] = typ
+		tables[table][column] = typ
 		return nil
 	})
 	return tables, err
 }
 
 // checkTables: every source table and column exists in the target.
-func (c *copier) checkTables(targets map[string]targetTable) error {
+func (c *copier) checkTables(targets map[string]columnTypes) error {
 	var missing []string
 	for _, t := range c.tables {
 		target, ok := targets[t.name]
@@ -260,7 +255,7 @@ func (c *copier) checkTables(targets map[string]targetTable) error {
 			continue
 		}
 		for _, col := range t.columns {
-			if _, ok := target.types[col]; !ok {
+			if _, ok := target[col]; !ok {
 				missing = append(missing, t.name+"."+col)
 			}
 		}
@@ -272,7 +267,7 @@ func (c *copier) checkTables(targets map[string]targetTable) error {
 }
 
 // checkEmpty: no table of the target holds a row.
-func (c *copier) checkEmpty(ctx context.Context, targets map[string]targetTable) error {
+func (c *copier) checkEmpty(ctx context.Context, targets map[string]columnTypes) error {
 	var filled []string
 	for _, name := range slices.Sorted(maps.Keys(targets)) {
 		var holds bool
@@ -290,7 +285,7 @@ func (c *copier) checkEmpty(ctx context.Context, targets map[string]targetTable)
 }
 
 // setTriggers disables or enables the target's own triggers (not the foreign keys' system triggers).
-func (c *copier) setTriggers(ctx context.Context, targets map[string]targetTable, action string) error {
+func (c *copier) setTriggers(ctx context.Context, targets map[string]columnTypes, action string) error {
 	for _, name := range slices.Sorted(maps.Keys(targets)) {
 		if _, err := c.dst.Exec(ctx, `ALTER TABLE `+quoteIdent(name)+` `+action+` TRIGGER USER`); err != nil {
 			return err
@@ -301,7 +296,7 @@ func (c *copier) setTriggers(ctx context.Context, targets map[string]targetTable
 
 // copyTable streams the rows of t from the source into the target (PostgreSQL's COPY), one row in
 // memory at a time.
-func (c *copier) copyTable(ctx context.Context, t sqliteTable, target targetTable) error {
+func (c *copier) copyTable(ctx context.Context, t sqliteTable, target columnTypes) error {
 	quoted := make([]string, len(t.columns))
 	for i, col := range t.columns {
 		quoted[i] = quoteIdent(col)
@@ -313,9 +308,9 @@ func (c *copier) copyTable(ctx context.Context, t sqliteTable, target targetTabl
 	defer rows.Close()
 	types := make([]string, len(t.columns))
 	for i, col := range t.columns {
-		types[i] = target.types[col]
+		types[i] = target[col]
 	}
-	source := &rowSource{rows: rows, columns: t.columns, types: types, values: make([]any, len(t.columns))}
+	source := &rowSource{rows: rows, types: types, values: make([]any, len(t.columns))}
 	_, err = c.dst.CopyFrom(ctx, pgx.Identifier{t.name}, t.columns, source)
 	return err
 }
@@ -373,11 +368,10 @@ func (c *copier) compareCounts(ctx context.Context) ([]TableCount, error) {
 
 // rowSource feeds COPY from the source's rows, each value in the form the target column takes.
 type rowSource struct {
-	rows    *sql.Rows
-	columns []string
-	types   []string // the target columns' type names
-	values  []any
-	err     error
+	rows   *sql.Rows
+	types  []string // the target columns' type names
+	values []any
+	err    error
 }
 
 func (r *rowSource) Next() bool {
@@ -396,11 +390,7 @@ func (r *rowSource) Next() bool {
 
 func (r *rowSource) Values() ([]any, error) {
 	for i, v := range r.values {
-		converted, err := toPostgres(v, r.types[i])
-		if err != nil {
-			return nil, fmt.Errorf("column %s: %w", r.columns[i], err)
-		}
-		r.values[i] = converted
+		r.values[i] = toPostgres(v, r.types[i])
 	}
 	return r.values, nil
 }
@@ -413,26 +403,23 @@ func (r *rowSource) Err() error {
 }
 
 // toPostgres turns a value as SQLite stores it into one the PostgreSQL column of type typ takes:
-// SQLite keeps booleans as integers, and may hold text in a BLOB column or bytes in a TEXT one.
-func toPostgres(v any, typ string) (any, error) {
+// SQLite does not hold a column to its declared type, and may keep text in a BLOB column or bytes in
+// a TEXT one.
+func toPostgres(v any, typ string) any {
 	if b, ok := v.([]byte); ok && b == nil {
 		v = []byte{} // an empty BLOB, which pgx would write as NULL
 	}
 	switch typ {
-	case "bool":
-		if n, ok := v.(int64); ok {
-			return n != 0, nil
-		}
 	case "bytea":
 		if s, ok := v.(string); ok {
-			return []byte(s), nil
+			return []byte(s)
 		}
 	case "text", "varchar", "bpchar":
 		if b, ok := v.([]byte); ok {
-			return string(b), nil
+			return string(b)
 		}
 	}
-	return v, nil
+	return v
 }
 
 // queryStrings is the first column of every row of a query.

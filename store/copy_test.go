@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"testing"
 	"time"
 
@@ -134,5 +135,24 @@ func TestCopyToPostgresRefusesOtherMigrations(t *testing.T) {
 	}
 	if _, err := dst.CopyToPostgres(ctx, src); err == nil {
 		t.Fatal("a copy from PostgreSQL into SQLite was accepted")
+	}
+}
+
+func TestToPostgres(t *testing.T) {
+	for _, c := range []struct {
+		v    any
+		typ  string
+		want any
+	}{
+		{[]byte(nil), "bytea", []byte{}},
+		{"abc", "bytea", []byte("abc")},
+		{[]byte("abc"), "text", "abc"},
+		{[]byte(nil), "text", ""},
+		{int64(7), "int8", int64(7)},
+		{nil, "bytea", nil},
+	} {
+		if got := toPostgres(c.v, c.typ); fmt.Sprintf("%T %v", got, got) != fmt.Sprintf("%T %v", c.want, c.want) {
+			t.Errorf("toPostgres(%#v, %s) = %#v, want %#v", c.v, c.typ, got, c.want)
+		}
 	}
 }
