@@ -175,10 +175,11 @@ const (
 	emailFlushEvery = 250 * time.Millisecond
 )
 
-// deliverEmails sends every due e-mail, a batch at a time.
+// deliverEmails claims every due e-mail, a batch at a time, and sends it.
 func (s *Server) deliverEmails(ctx context.Context) error {
 	for ctx.Err() == nil {
-		due, err := s.store.DueEmails(ctx, s.now().UTC().Format(store.TimeLayout), s.cfg.Mail.Batch)
+		now, leaseUntil := s.claimTimes()
+		due, err := s.store.ClaimEmails(ctx, now, leaseUntil, s.cfg.Mail.Batch)
 		if err != nil || len(due) == 0 {
 			return err
 		}

@@ -30,11 +30,12 @@ func (s *Server) deliverNotices(ctx context.Context) error {
 	return s.deliverMail(ctx, "notice", s.composeNotice)
 }
 
-// deliverMail sends every due e-mail of an outbox kind, a batch at a time; compose writes the
-// message of a row (nil: no one to tell).
+// deliverMail claims every due e-mail of an outbox kind, a batch at a time, and sends it; compose
+// writes the message of a row (nil: no one to tell).
 func (s *Server) deliverMail(ctx context.Context, kind string, compose func(context.Context, store.OutboxItem) (*mailer.Message, error)) error {
 	for ctx.Err() == nil {
-		due, err := s.store.DueOutbox(ctx, kind, s.now().UTC().Format(store.TimeLayout), s.cfg.Mail.Batch)
+		now, leaseUntil := s.claimTimes()
+		due, err := s.store.ClaimOutbox(ctx, kind, now, leaseUntil, s.cfg.Mail.Batch)
 		if err != nil || len(due) == 0 {
 			return err
 		}

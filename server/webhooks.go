@@ -20,9 +20,11 @@ import (
 )
 
 // Webhook delivery: the issuing and receiving workflows put one outbox row per event and webhook in
-// the same transaction as the change; this job posts them. Each event is delivered at least once: a
-// row is marked done only after a 2xx, so a crash or restart retries it, and its webhook-id stays the
-// same so that receivers can drop duplicates. Failures are retried on the configured schedule.
+// the same transaction as the change; this job claims them (leased, so that the processes sharing a
+// database never post one event at the same time) and posts them. Each event is delivered at least
+// once: a row is marked done only after a 2xx, so a crash retries it when its lease ends, and its
+// webhook-id stays the same so that receivers can drop duplicates. Failures are retried on the
+// configured schedule.
 
 const jobWebhooks = "webhooks"
 
@@ -45,10 +47,11 @@ type webhookBody struct {
 	Data      any    `json:"data"`
 }
 
-// deliverWebhooks posts every due event, a batch at a time, until none is due.
+// deliverWebhooks claims every due event, a batch at a time, and posts it, until none is due.
 func (s *Server) deliverWebhooks(ctx context.Context) error {
 	for ctx.Err() == nil {
-		due, err := s.store.DueOutbox(ctx, "webhook", s.now().UTC().Format(store.TimeLayout), webhookBatch)
+		now, leaseUntil := s.claimTimes()
+		due, err := s.store.ClaimOutbox(ctx, "webhook", now, leaseUntil, webhookBatch)
 		if err != nil || len(due) == 0 {
 			return err
 		}

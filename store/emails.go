@@ -1,9 +1,11 @@
 package store
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"encoding/json"
+	"slices"
 	"strconv"
 )
 
@@ -123,10 +125,21 @@ func (s *Store) DocumentEmails(ctx context.Context, documentID int64) ([]Email, 
 	return s.scanEmails(s.reader.QueryContext(ctx, `SELECT `+emailColumns+` FROM emails WHERE document_id = ? ORDER BY id`, documentID))
 }
 
-// DueEmails lists the e-mails to send now (queued, or returned and due again), oldest first.
-func (s *Store) DueEmails(ctx context.Context, now string, limit int) ([]Email, error) {
-	return s.scanEmails(s.reader.QueryContext(ctx, `SELECT `+emailColumns+` FROM emails
-		WHERE state IN ('queued', 'returned') AND next_attempt_at <= ? ORDER BY next_attempt_at, id LIMIT ?`, now, limit))
+// ClaimEmails takes up to limit e-mails to send now (queued, or returned and due again) on which no
+// lease runs, and leases them until leaseUntil: another process's claim skips them, and a crash leaves
+// them due again once the lease ends (RecordEmails ends it). They come in the order they were queued.
+func (s *Store) ClaimEmails(ctx context.Context, now, leaseUntil string, limit int) ([]Email, error) {
+	var out []Email
+	err := s.write(ctx, func(tx *sql.Tx) error {
+		var err error
+		out, err = s.scanEmails(tx.QueryContext(ctx, `UPDATE emails SET lease_until = ?
+			WHERE id IN (SELECT id FROM emails WHERE state IN ('queued', 'returned') AND next_attempt_at <= ?
+				AND (lease_until IS NULL OR lease_until <= ?) ORDER BY next_attempt_at, id LIMIT ?`+s.d.skipLocked+`)
+			RETURNING `+emailColumns, leaseUntil, now, now, limit))
+		slices.SortFunc(out, func(a, b Email) int { return cmp.Compare(a.ID, b.ID) })
+		return err
+	})
+	return out, err
 }
 
 // EmailFilter selects e-mails for the support team's list.
@@ -163,7 +176,8 @@ type EmailOutcome struct {
 	Error    string
 }
 
-// RecordEmails writes the outcomes of a batch of sendings in one transaction, with their history.
+// RecordEmails writes the outcomes of a batch of sendings in one transaction, with their history, ending
+// their leases.
 func (s *Store) RecordEmails(ctx context.Context, outcomes []EmailOutcome) error {
 	return s.Update(ctx, func(t *Tx) error {
 		for _, o := range outcomes {
@@ -183,8 +197,8 @@ func (s *Store) RecordEmails(ctx context.Context, outcomes []EmailOutcome) error
 			var documentID int64
 			var address string
 			if err := t.tx.QueryRowContext(t.ctx, `UPDATE emails SET state = ?, attempts = attempts + ?, next_attempt_at = ?,
-				last_error = coalesce(?, last_error), sent_at = CASE WHEN ? THEN ? ELSE sent_at END,
-				returned_at = CASE WHEN ? THEN ? ELSE returned_at END, updated_at = ? WHERE id = ? RETURNING document_id, address`,
+				last_error = coalesce(?, last_error), lease_until = NULL, sent_at = CASE WHEN ? = 1 THEN ? ELSE sent_at END,
+				returned_at = CASE WHEN ? = 1 THEN ? ELSE returned_at END, updated_at = ? WHERE id = ? RETURNING document_id, address`,
 				state, attempt, next, lastErr, o.Sent, t.now, o.Returned, t.now, t.now, o.ID).Scan(&documentID, &address); err != nil {
 				return mapError(err)
 			}

@@ -99,6 +99,12 @@ func (c placeholderConn) QueryContext(ctx context.Context, query string, args []
 // columns on both engines (so that a copy of an SQLite installation keeps them as they are), and pgx
 // encodes no bool into an integer.
 func (c placeholderConn) CheckNamedValue(nv *driver.NamedValue) error {
+	if p, ok := nv.Value.(*bool); ok { // an optional flag: NULL when nil
+		nv.Value = nil
+		if p != nil {
+			nv.Value = *p
+		}
+	}
 	if b, ok := nv.Value.(bool); ok {
 		nv.Value = int64(0)
 		if b {
@@ -180,7 +186,7 @@ func pgCode(err error) string {
 // retryable: the transaction lost a race with another one and may simply run again.
 func retryable(err error) bool {
 	code := pgCode(err)
-	return code == pgSerializationFailure || code == pgDeadlockDetected
+	return code == pgSerializationFailure || code == pgDeadlockDetected || errors.Is(err, errRaced)
 }
 
 // lockKey is the 64-bit advisory lock key of a name.

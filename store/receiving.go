@@ -1,10 +1,12 @@
 package store
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -73,9 +75,11 @@ func listTotal(ctx context.Context, tx *sql.Tx, unfiltered bool, counter string,
 	return total, err
 }
 
-// DocumentByID reads a document inside the transaction.
+// DocumentByID reads a document inside the transaction, and locks it until the transaction ends (on
+// PostgreSQL, where transactions run side by side): what the transaction decides from the document
+// holds when it writes it.
 func (t *Tx) DocumentByID(id int64) (Document, error) {
-	return scanDocument(t.ids, t.tx.QueryRowContext(t.ctx, `SELECT `+documentColumns+` FROM documents WHERE id = ?`, id))
+	return scanDocument(t.ids, t.tx.QueryRowContext(t.ctx, `SELECT `+documentColumns+` FROM documents WHERE id = ?`+t.d.forUpdate, id))
 }
 
 // MarkImported records that the recipient imported the document (once: a repeat changes nothing and
@@ -293,10 +297,32 @@ type OutboxItem struct {
 	CreatedAt  string
 }
 
-// DueOutbox lists pending work of a kind whose time has come, oldest first.
+// DueOutbox lists pending work of a kind whose time has come, oldest first, leased or not.
 func (s *Store) DueOutbox(ctx context.Context, kind, now string, limit int) ([]OutboxItem, error) {
-	rows, err := s.reader.QueryContext(ctx, `SELECT id, kind, coalesce(entity_id, 0), coalesce(document_id, 0), payload, attempts, created_at
-		FROM outbox WHERE kind = ? AND state = 'pending' AND next_attempt_at <= ? ORDER BY next_attempt_at, id LIMIT ?`, kind, now, limit)
+	return s.scanOutbox(s.reader.QueryContext(ctx, `SELECT `+outboxColumns+`
+		FROM outbox WHERE kind = ? AND state = 'pending' AND next_attempt_at <= ? ORDER BY next_attempt_at, id LIMIT ?`, kind, now, limit))
+}
+
+// ClaimOutbox takes up to limit rows of a kind whose time has come and no lease runs, and leases them
+// until leaseUntil: another process's claim skips them, and a crash leaves them due again once the
+// lease ends (RecordOutbox ends it). They come in the order they were queued.
+func (s *Store) ClaimOutbox(ctx context.Context, kind, now, leaseUntil string, limit int) ([]OutboxItem, error) {
+	var out []OutboxItem
+	err := s.write(ctx, func(tx *sql.Tx) error {
+		var err error
+		out, err = s.scanOutbox(tx.QueryContext(ctx, `UPDATE outbox SET lease_until = ?
+			WHERE id IN (SELECT id FROM outbox WHERE kind = ? AND state = 'pending' AND next_attempt_at <= ?
+				AND (lease_until IS NULL OR lease_until <= ?) ORDER BY next_attempt_at, id LIMIT ?`+s.d.skipLocked+`)
+			RETURNING `+outboxColumns, leaseUntil, kind, now, now, limit))
+		slices.SortFunc(out, func(a, b OutboxItem) int { return cmp.Compare(a.ID, b.ID) })
+		return err
+	})
+	return out, err
+}
+
+const outboxColumns = `id, kind, coalesce(entity_id, 0), coalesce(document_id, 0), payload, attempts, created_at`
+
+func (s *Store) scanOutbox(rows *sql.Rows, err error) ([]OutboxItem, error) {
 	if err != nil {
 		return nil, err
 	}
@@ -337,7 +363,7 @@ type WebhookAttempt struct {
 	CreatedAt  string `json:"created_at"`
 }
 
-// RecordOutbox writes the outcomes of a batch of attempts in one transaction.
+// RecordOutbox writes the outcomes of a batch of attempts in one transaction, ending their leases.
 func (s *Store) RecordOutbox(ctx context.Context, results []OutboxResult) error {
 	return s.write(ctx, func(tx *sql.Tx) error {
 		now := s.timestamp()
@@ -354,7 +380,7 @@ func (s *Store) RecordOutbox(ctx context.Context, results []OutboxResult) error 
 				lastErr = r.Error
 			}
 			if _, err := tx.ExecContext(ctx, `UPDATE outbox SET state = ?, attempts = attempts + 1, next_attempt_at = ?, last_error = ?,
-				updated_at = ? WHERE id = ?`, state, next, lastErr, now, r.ID); err != nil {
+				lease_until = NULL, updated_at = ? WHERE id = ?`, state, next, lastErr, now, r.ID); err != nil {
 				return err
 			}
 			if a := r.Attempt; a != nil {

@@ -153,6 +153,10 @@ func (s *Store) transaction(ctx context.Context, fn func(tx *sql.Tx) error) erro
 	}
 }
 
+// errRaced: a transaction found no row for a key, and another transaction made that row before this
+// one could (PostgreSQL). It runs again, and then finds the row.
+var errRaced = fmt.Errorf("%w: a concurrent transaction wrote the same key", ErrConflict)
+
 // maxAttempts bounds how many times a transaction that lost races runs.
 const maxAttempts = 5
 

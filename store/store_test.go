@@ -25,6 +25,15 @@ func open(t *testing.T, dir string) *Store {
 	return openWithKey(t, dir, key)
 }
 
+// migrateTemplate applies the migrations to the database every test database is copied from.
+func migrateTemplate(dsn string) error {
+	s, err := OpenPostgres(context.Background(), dsn, key)
+	if err != nil {
+		return err
+	}
+	return s.Close()
+}
+
 // openWithKey is open with another installation key.
 func openWithKey(t *testing.T, dir string, key []byte) *Store {
 	t.Helper()
@@ -33,7 +42,7 @@ func openWithKey(t *testing.T, dir string, key []byte) *Store {
 	}
 	dsn, ok := postgresOfDir.Load(dir)
 	if !ok {
-		dsn, _ = postgresOfDir.LoadOrStore(dir, pgtest.NewDatabase(t))
+		dsn, _ = postgresOfDir.LoadOrStore(dir, pgtest.NewPreparedDatabase(t, migrateTemplate))
 		t.Cleanup(func() { postgresOfDir.Delete(dir) })
 	}
 	s, err := OpenPostgres(context.Background(), dsn.(string), key)
