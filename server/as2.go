@@ -391,10 +391,10 @@ func (in as2Inbox) Acknowledge(ctx context.Context, messageID string, ok bool, d
 // signature of their certificate; each client address is held to [as2] requests_per_minute.
 func (s *Server) receiveAS2() echo.HandlerFunc {
 	handler := echo.WrapHandler(s.AS2Handler(as2Inbox{s.Workflow}))
-	limit := newRateLimiter[string](s.cfg.AS2.RequestsPerMinute, time.Minute, time.Minute)
+	limit := newCounter(s.store, "as2", s.cfg.AS2.RequestsPerMinute, time.Minute, time.Minute)
 	return func(c echo.Context) error {
-		if wait, ok := limit.allow(clientAddress(c), s.now()); !ok {
-			return retryLater(CodeRateLimited, wait)
+		if err := countRequest(c.Request().Context(), limit, clientAddress(c), s.now()); err != nil {
+			return err
 		}
 		return handler(c)
 	}

@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"einvoice/server/edi"
-	"einvoice/store"
+	"einvoice/store/storetest"
 )
 
 // recordingInbox keeps what the AS2 handler hands on.
@@ -46,11 +46,7 @@ type as2Installation struct {
 
 func newAS2Installation(t *testing.T, id string) *as2Installation {
 	t.Helper()
-	st, err := store.Open(context.Background(), t.TempDir(), []byte("test secret key 0123456789"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
+	st := storetest.Open(t, []byte("test secret key 0123456789"))
 	cfg := testConfig()
 	cfg.AS2.ID = id
 	in := &as2Installation{wf: NewWorkflow(cfg, st, slog.New(slog.DiscardHandler)),

@@ -44,7 +44,7 @@ type Token struct {
 // throttled by address and client id; issued tokens count against the client's rate limit.
 func (w *Workflow) IssueToken(ctx context.Context, req TokenRequest) (Token, error) {
 	now := w.now()
-	if err := w.authFailures.check(req.Address, now); err != nil {
+	if err := w.authFailures.check(ctx, req.Address, now); err != nil {
 		return Token{}, err
 	}
 	ts, err := req.validate()
@@ -63,10 +63,10 @@ func (w *Workflow) IssueToken(ctx context.Context, req TokenRequest) (Token, err
 		secret = []byte(store.RandomToken(16))
 	}
 	if !hmac.Equal([]byte(req.Signature), []byte(RequestSignature(req.ClientID, req.Timestamp, req.Nonce, secret))) || !known {
-		return Token{}, w.authFailures.fail(fail(CodeBadCredentials), req.Address, req.ClientID, now)
+		return Token{}, w.authFailures.fail(ctx, fail(CodeBadCredentials), req.Address, req.ClientID, now)
 	}
-	if wait, ok := w.limiter.allow(client.ID, now); !ok {
-		return Token{}, retryLater(CodeRateLimited, wait)
+	if err := countRequest(ctx, w.limiter, strconv.FormatInt(client.ID, 10), now); err != nil {
+		return Token{}, err
 	}
 	scopes := client.Scopes
 	if req.Scope != "" {

@@ -15,6 +15,7 @@ import (
 
 	"einvoice/mailer/mailertest"
 	"einvoice/store"
+	"einvoice/store/storetest"
 	"einvoice/ubl"
 )
 
@@ -26,11 +27,7 @@ func benchEnv(b *testing.B) *docEnv {
 	cfg.HTTP.BodyLimit = 32 << 20
 	cfg.RateLimit.RequestsPerMinute = 1 << 30
 	ctx := context.Background()
-	st, err := store.Open(ctx, b.TempDir(), []byte("bench secret key 0123456789"))
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(func() { st.Close() })
+	st := storetest.Open(b, []byte("bench secret key 0123456789"))
 	env := &docEnv{testEnv: &testEnv{t: t, st: st, srv: New(cfg, st, slog.New(slog.NewTextHandler(io.Discard, nil)))}}
 	mk := func(name, nif string) store.Entity {
 		e, err := st.CreateEntity(ctx, store.NewEntity{Name: name, Country: "PT", NIF: nif})

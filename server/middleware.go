@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"runtime/debug"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -137,7 +138,7 @@ func (s *Server) authenticate(next echo.HandlerFunc) echo.HandlerFunc {
 			return fail(CodeInvalidAuth)
 		}
 		address := clientAddress(c)
-		if err := s.authFailures.check(address, s.now()); err != nil {
+		if err := s.authFailures.check(ctx, address, s.now()); err != nil {
 			return err
 		}
 		var cred store.Credential
@@ -155,13 +156,13 @@ func (s *Server) authenticate(next echo.HandlerFunc) echo.HandlerFunc {
 			cred.ID, cred.Kind, scopes = tok.CredentialID, store.KindClient, tok.Scopes
 		}
 		if errors.Is(err, store.ErrNotFound) {
-			return s.authFailures.fail(fail(CodeInvalidAuth), address, "", s.now())
+			return s.authFailures.fail(ctx, fail(CodeInvalidAuth), address, "", s.now())
 		}
 		if err != nil {
 			return err
 		}
-		if wait, ok := s.limiter.allow(cred.ID, s.now()); !ok {
-			return retryLater(CodeRateLimited, wait)
+		if err := countRequest(ctx, s.limiter, strconv.FormatInt(cred.ID, 10), s.now()); err != nil {
+			return err
 		}
 		entity, access, err := s.store.EntityAccess(ctx, strings.TrimSpace(c.Request().Header.Get("entity")), cred.ID)
 		if err != nil {

@@ -1,20 +1,76 @@
 package server
 
 import (
+	"context"
 	"sync"
 	"time"
+
+	"einvoice/store"
 )
 
-// rateLimiter counts events per key (a platform credential, a client address) in fixed windows; a key
-// that passes the limit is blocked for a while (the incumbent's request limit: 200 a minute, then 2
-// minutes blocked).
-type rateLimiter[K comparable] struct {
+// counter counts events per key (a platform credential, a client address) in fixed windows and
+// refuses a key past its limit for a while (the incumbent's request limit: 200 a minute, then 2
+// minutes blocked). Where the counts live follows the database: in this process's memory
+// (rateLimiter) when the process owns it (SQLite), so a request costs no write; in the database
+// (storeCounter) when several processes share it (PostgreSQL), so a limit holds across all of them.
+type counter interface {
+	// allow counts one event of key at now; when refused it tells how long to wait.
+	allow(ctx context.Context, key string, now time.Time) (wait time.Duration, ok bool, err error)
+	// blocked tells, without counting, whether key is blocked at now and for how long.
+	blocked(ctx context.Context, key string, now time.Time) (wait time.Duration, blocked bool, err error)
+}
+
+// countRequest counts one request of key: nil when it is allowed, 429 e334 with its Retry-After when
+// the key is past its limit.
+func countRequest(ctx context.Context, c counter, key string, now time.Time) error {
+	wait, ok, err := c.allow(ctx, key, now)
+	if err != nil {
+		return err
+	}
+	if !ok {
+		return retryLater(CodeRateLimited, wait)
+	}
+	return nil
+}
+
+// newCounter is the counter of limit events per window, then block, for the store's database; name
+// keeps its keys apart from other counters' in the database. A limit of 0 or less counts nothing.
+func newCounter(st *store.Store, name string, limit int, window, block time.Duration) counter {
+	if st.Shared() {
+		return storeCounter{st: st, prefix: name + ":", limit: store.CounterLimit{Limit: limit, Window: window, Block: block}}
+	}
+	return newRateLimiter(limit, window, block)
+}
+
+// storeCounter keeps its counts in the database (store.CountEvent).
+type storeCounter struct {
+	st     *store.Store
+	prefix string
+	limit  store.CounterLimit
+}
+
+func (s storeCounter) allow(ctx context.Context, key string, now time.Time) (time.Duration, bool, error) {
+	if s.limit.Limit <= 0 {
+		return 0, true, nil
+	}
+	return s.st.CountEvent(ctx, s.prefix+key, now, s.limit)
+}
+
+func (s storeCounter) blocked(ctx context.Context, key string, now time.Time) (time.Duration, bool, error) {
+	if s.limit.Limit <= 0 {
+		return 0, false, nil
+	}
+	return s.st.CounterBlocked(ctx, s.prefix+key, now)
+}
+
+// rateLimiter keeps its counts in this process's memory.
+type rateLimiter struct {
 	limit   int
 	window  time.Duration
 	blockOf time.Duration
 
 	mu      sync.Mutex
-	buckets map[K]*bucket
+	buckets map[string]*bucket
 }
 
 type bucket struct {
@@ -26,14 +82,13 @@ type bucket struct {
 // maxIdleBuckets is how many keys are kept before idle ones are forgotten.
 const maxIdleBuckets = 10000
 
-func newRateLimiter[K comparable](limit int, window, block time.Duration) *rateLimiter[K] {
-	return &rateLimiter[K]{limit: limit, window: window, blockOf: block, buckets: map[K]*bucket{}}
+func newRateLimiter(limit int, window, block time.Duration) *rateLimiter {
+	return &rateLimiter{limit: limit, window: window, blockOf: block, buckets: map[string]*bucket{}}
 }
 
-// allow counts one event of the key at now; when refused it tells how long to wait.
-func (r *rateLimiter[K]) allow(key K, now time.Time) (wait time.Duration, ok bool) {
+func (r *rateLimiter) allow(_ context.Context, key string, now time.Time) (wait time.Duration, ok bool, err error) {
 	if r.limit <= 0 {
-		return 0, true
+		return 0, true, nil
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -46,7 +101,7 @@ func (r *rateLimiter[K]) allow(key K, now time.Time) (wait time.Duration, ok boo
 		r.buckets[key] = b
 	}
 	if now.Before(b.blockedUntil) {
-		return b.blockedUntil.Sub(now), false
+		return b.blockedUntil.Sub(now), false, nil
 	}
 	if now.Sub(b.windowStart) >= r.window {
 		b.windowStart, b.count = now, 0
@@ -55,25 +110,24 @@ func (r *rateLimiter[K]) allow(key K, now time.Time) (wait time.Duration, ok boo
 	if b.count > r.limit {
 		b.blockedUntil = now.Add(r.blockOf)
 		b.windowStart, b.count = b.blockedUntil, 0
-		return r.blockOf, false
+		return r.blockOf, false, nil
 	}
-	return 0, true
+	return 0, true, nil
 }
 
-// blocked tells, without counting, whether the key is blocked at now and for how long.
-func (r *rateLimiter[K]) blocked(key K, now time.Time) (wait time.Duration, ok bool) {
+func (r *rateLimiter) blocked(_ context.Context, key string, now time.Time) (wait time.Duration, blocked bool, err error) {
 	if r.limit <= 0 {
-		return 0, false
+		return 0, false, nil
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if b := r.buckets[key]; b != nil && now.Before(b.blockedUntil) {
-		return b.blockedUntil.Sub(now), true
+		return b.blockedUntil.Sub(now), true, nil
 	}
-	return 0, false
+	return 0, false, nil
 }
 
-func (r *rateLimiter[K]) forgetIdle(now time.Time) {
+func (r *rateLimiter) forgetIdle(now time.Time) {
 	for id, b := range r.buckets {
 		if now.Sub(b.windowStart) >= r.window && now.After(b.blockedUntil) {
 			delete(r.buckets, id)

@@ -102,18 +102,18 @@ type Workflow struct {
 	now     func() time.Time
 	seals   sealCache // the seals that sign, parsed once
 
-	limiter      *rateLimiter[int64] // requests per platform credential
-	authFailures authThrottle        // failed authentications per client address and client id
-	logins       authThrottle        // failed portal sign-ins, per client address and username
+	limiter      counter      // requests per platform credential, by its id
+	authFailures authThrottle // failed authentications per client address and client id
+	logins       authThrottle // failed portal sign-ins, per client address and username
 }
 
 // NewWorkflow builds the workflow layer on an open store, for a front end that does not serve HTTP
 // (the admin commands).
 func NewWorkflow(cfg Config, st *store.Store, log *slog.Logger) *Workflow {
 	w := &Workflow{cfg: cfg, store: st, log: log, metrics: newMetrics(prometheus.NewRegistry()), now: time.Now,
-		limiter:      newRateLimiter[int64](cfg.RateLimit.RequestsPerMinute, time.Minute, cfg.RateLimit.BlockFor),
-		authFailures: newAuthThrottle(cfg.Auth.FailedAuthPerMinute, time.Minute),
-		logins:       newAuthThrottle(cfg.Portal.LoginFailures, cfg.Portal.LoginFailureReset)}
+		limiter:      newCounter(st, "rate", cfg.RateLimit.RequestsPerMinute, time.Minute, cfg.RateLimit.BlockFor),
+		authFailures: newAuthThrottle(st, "auth", cfg.Auth.FailedAuthPerMinute, time.Minute),
+		logins:       newAuthThrottle(st, "login", cfg.Portal.LoginFailures, cfg.Portal.LoginFailureReset)}
 	w.jobs = newJobRunner(log, w.metrics, st, cfg.Jobs.Timeout)
 	w.RegisterConnector(ConnectorUpstream, upstream.New(w.upstreamConfig, nil))
 	w.RegisterConnector(ConnectorAS2, w.AS2Connector())

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"einvoice/store"
+	"einvoice/store/storetest"
 )
 
 // testEnv is a service on a fresh database with one entity, one OAuth client and one platform token
@@ -49,12 +50,14 @@ func newTestEnv(t *testing.T, tweak ...func(*Config)) *testEnv {
 	for _, f := range tweak {
 		f(&cfg)
 	}
+	st := storetest.Open(t, []byte("test secret key 0123456789"))
+	return newTestEnvOn(t, cfg, st)
+}
+
+// newTestEnvOn is newTestEnv's service on an open store.
+func newTestEnvOn(t *testing.T, cfg Config, st *store.Store) *testEnv {
+	t.Helper()
 	ctx := context.Background()
-	st, err := store.Open(ctx, t.TempDir(), []byte("test secret key 0123456789"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
 	env := &testEnv{t: t, st: st, srv: New(cfg, st, slog.New(slog.NewTextHandler(io.Discard, nil)))}
 	env.entity = env.mustEntity("Fornecedor", "508025338")
 	env.client, env.secret = env.mustClient(AllScopes...)

@@ -1,12 +1,15 @@
 package server
 
 import (
+	"context"
 	"fmt"
 	"net"
 	"net/http"
 	"net/netip"
 	"strings"
 	"time"
+
+	"einvoice/store"
 
 	"github.com/labstack/echo/v4"
 )
@@ -15,51 +18,31 @@ import (
 // or expired bearer token and an unknown platform token each count as one failure of the client
 // address, and a bad signature also as one of the client id it names. Past [security]
 // failed_auth_per_minute failures within a minute, the address is refused every authentication (429
-// e362, Retry-After) for a minute. A client id past the limit has its failing requests answered 429
+// e368, Retry-After) for a minute. A client id past the limit has its failing requests answered 429
 // too, but a correctly signed request for it still gets its token: the legitimate client, calling from
 // another address, is never locked out by someone guessing its secret.
 
-// failureCounter counts failed authentications by key (a client address, a client id); callers do not
-// depend on where the counts are kept (memoryFailures: this process's memory).
-type failureCounter interface {
-	// failed counts one failure of key at now; refused reports that key is now past its limit, and
-	// wait for how long.
-	failed(key string, now time.Time) (wait time.Duration, refused bool)
-	// refused tells, without counting, whether key is past its limit at now.
-	refused(key string, now time.Time) (wait time.Duration, refused bool)
-}
-
-// memoryFailures counts failures in fixed windows; a key past the limit is refused for a window.
-type memoryFailures struct{ limiter *rateLimiter[string] }
-
-func newMemoryFailures(limit int, window time.Duration) memoryFailures {
-	return memoryFailures{newRateLimiter[string](limit, window, window)}
-}
-
-func (m memoryFailures) failed(key string, now time.Time) (time.Duration, bool) {
-	wait, ok := m.limiter.allow(key, now)
-	return wait, !ok
-}
-
-func (m memoryFailures) refused(key string, now time.Time) (time.Duration, bool) {
-	return m.limiter.blocked(key, now)
-}
-
-// authThrottle holds the failure counts by client address and by client id.
+// authThrottle holds the failure counts by client address and by client id (counters, so that on a
+// shared database every process refuses an address past the limit, wherever its failures happened).
 type authThrottle struct {
-	byAddress failureCounter
-	byClient  failureCounter
+	byAddress counter
+	byClient  counter
 }
 
 // newAuthThrottle allows limit failures per window, by address and by client (a client id, or a
-// portal username).
-func newAuthThrottle(limit int, window time.Duration) authThrottle {
-	return authThrottle{byAddress: newMemoryFailures(limit, window), byClient: newMemoryFailures(limit, window)}
+// portal username); a key past it is refused for a window. name keeps its keys apart in the database.
+func newAuthThrottle(st *store.Store, name string, limit int, window time.Duration) authThrottle {
+	return authThrottle{byAddress: newCounter(st, name+"-address", limit, window, window),
+		byClient: newCounter(st, name+"-client", limit, window, window)}
 }
 
 // check refuses an address past its limit.
-func (t authThrottle) check(address string, now time.Time) error {
-	if wait, refused := t.byAddress.refused(address, now); refused {
+func (t authThrottle) check(ctx context.Context, address string, now time.Time) error {
+	wait, refused, err := t.byAddress.blocked(ctx, address, now)
+	if err != nil {
+		return err
+	}
+	if refused {
 		return retryLater(CodeAuthThrottled, wait)
 	}
 	return nil
@@ -67,14 +50,21 @@ func (t authThrottle) check(address string, now time.Time) error {
 
 // fail counts a failed authentication from address (and for clientID, when one was named) and
 // returns what to answer: failure itself, or 429 once either is past its limit.
-func (t authThrottle) fail(failure error, address, clientID string, now time.Time) error {
-	wait, refused := t.byAddress.failed(address, now)
+func (t authThrottle) fail(ctx context.Context, failure error, address, clientID string, now time.Time) error {
+	wait, ok, err := t.byAddress.allow(ctx, address, now)
+	if err != nil {
+		return err
+	}
 	if clientID != "" {
-		if w, r := t.byClient.failed(clip(clientID, 128), now); r {
-			wait, refused = max(wait, w), true
+		w, clientOK, err := t.byClient.allow(ctx, clip(clientID, 128), now)
+		if err != nil {
+			return err
+		}
+		if !clientOK {
+			wait, ok = max(wait, w), false
 		}
 	}
-	if refused {
+	if !ok {
 		return retryLater(CodeAuthThrottled, wait)
 	}
 	return failure

@@ -203,7 +203,7 @@ type PortalSession struct {
 // the failing attempts for a username past it, while its right password still signs in.
 func (w *Workflow) Login(ctx context.Context, l Login) (PortalSession, error) {
 	username := strings.ToLower(strings.TrimSpace(l.Username))
-	if err := w.logins.check(l.Address, w.now()); err != nil {
+	if err := w.logins.check(ctx, l.Address, w.now()); err != nil {
 		return PortalSession{}, err
 	}
 	u, hash, err := w.store.UserByUsername(ctx, username)
@@ -215,7 +215,7 @@ func (w *Workflow) Login(ctx context.Context, l Login) (PortalSession, error) {
 	}
 	ok, _ := store.CheckPassword(hash, l.Password)
 	if !ok || err != nil || u.Disabled {
-		return PortalSession{}, w.logins.fail(fieldError("password", CodeLoginFailed), l.Address, username, w.now())
+		return PortalSession{}, w.logins.fail(ctx, fieldError("password", CodeLoginFailed), l.Address, username, w.now())
 	}
 	token := store.RandomToken(32)
 	ss, err := w.store.CreateSession(ctx, store.HashToken(token), u.ID, w.now().Add(w.cfg.Portal.SessionTTL),

@@ -76,14 +76,10 @@ func scanAS2Partner(row interface{ Scan(...any) error }) (AS2Partner, error) {
 func (s *Store) CreateAS2Partner(ctx context.Context, p AS2Partner) (AS2Partner, error) {
 	err := s.write(ctx, func(tx *sql.Tx) error {
 		now := s.timestamp()
-		res, err := tx.ExecContext(ctx, `INSERT INTO as2_partners (name, as2_id, url, certificate, sign_algorithm, encryption_algorithm,
-			compress, mdn_mode, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-			p.Name, p.AS2ID, p.URL, p.Certificate, p.Sign, p.Cipher, p.Compress, p.MDN, now, now)
-		if err != nil {
-			return mapError(err)
-		}
-		p.ID, err = res.LastInsertId()
-		return err
+		err := tx.QueryRowContext(ctx, `INSERT INTO as2_partners (name, as2_id, url, certificate, sign_algorithm, encryption_algorithm,
+			compress, mdn_mode, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
+			p.Name, p.AS2ID, p.URL, p.Certificate, p.Sign, p.Cipher, p.Compress, p.MDN, now, now).Scan(&p.ID)
+		return mapError(err)
 	})
 	if err != nil {
 		return AS2Partner{}, err

@@ -54,7 +54,7 @@ func (s *Store) AuditLog(ctx context.Context, f AuditFilter) ([]AuditEntry, int,
 	}
 	add(f.Subject, "instr(subject, ?) > 0", f.Subject)
 	add(f.From, "created_at >= ?", f.From)
-	add(f.To, "created_at < date(?, '+1 day')", f.To)
+	add(f.To, "substr(created_at, 1, 10) <= ?", f.To) // its date at most To
 	var total int
 	if err := s.reader.QueryRowContext(ctx, `SELECT count(*) FROM audit_log`+where, args...).Scan(&total); err != nil {
 		return nil, 0, err

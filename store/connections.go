@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"strings"
 )
@@ -122,12 +123,16 @@ func (t *Tx) CreateConnection(n NewConnection) (Connection, error) {
 	err := t.tx.QueryRowContext(t.ctx, `INSERT INTO connections (reference, from_entity_id, from_country, from_nif,
 		from_name, to_entity_id, to_country, to_nif, to_name, state, kind, person, partner, upstream, operator_entity_id,
 		operator_email, observation, created_at, updated_at)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING RETURNING id`,
 		"CON-"+strings.ToUpper(RandomToken(5)), nullID(n.FromEntityID), n.FromExternal.Country, n.FromExternal.NIF,
 		n.FromExternal.Name, nullID(n.ToEntityID), n.ToExternal.Country, n.ToExternal.NIF, n.ToExternal.Name, n.State,
 		n.Kind, n.Person, n.Partner, n.Upstream, nullID(n.OperatorEntityID), n.OperatorEmail, n.Observation,
 		t.now, t.now).Scan(&id)
-	if err != nil {
+	if errors.Is(err, sql.ErrNoRows) {
+		// The pair is connected already. No statement failed, so that the transaction goes on (on
+		// PostgreSQL, a failed statement ends it).
+		return Connection{}, ErrConflict
+	} else if err != nil {
 		return Connection{}, mapError(err)
 	}
 	return t.ConnectionByID(id)

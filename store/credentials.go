@@ -230,19 +230,21 @@ func (s *Store) UseNonce(ctx context.Context, credentialID int64, nonce string, 
 	})
 }
 
-// PurgeExpired deletes access tokens that expired and nonces seen before notBefore; it returns how many
-// rows went.
+// PurgeExpired deletes access tokens that expired, and nonces seen and counters (counters.go) whose
+// windows and blocks ended before notBefore; it returns how many rows went.
 func (s *Store) PurgeExpired(ctx context.Context, notBefore time.Time) (int64, error) {
 	var total int64
 	err := s.write(ctx, func(tx *sql.Tx) error {
 		for _, q := range []struct {
-			sql string
-			arg int64
+			sql  string
+			args []any
 		}{
-			{`DELETE FROM access_tokens WHERE expires_at <= ?`, s.now().Unix()},
-			{`DELETE FROM seen_nonces WHERE seen_at < ?`, notBefore.Unix()},
+			{`DELETE FROM access_tokens WHERE expires_at <= ?`, []any{s.now().Unix()}},
+			{`DELETE FROM seen_nonces WHERE seen_at < ?`, []any{notBefore.Unix()}},
+			{`DELETE FROM counters WHERE window_start + window_ms < ? AND blocked_until < ?`,
+				[]any{notBefore.UnixMilli(), notBefore.UnixMilli()}},
 		} {
-			res, err := tx.ExecContext(ctx, q.sql, q.arg)
+			res, err := tx.ExecContext(ctx, q.sql, q.args...)
 			if err != nil {
 				return err
 			}

@@ -19,12 +19,21 @@ type dialect struct {
 	skipLocked string
 	// forUpdate ends a select of rows the transaction will change: they stay locked until it ends.
 	forUpdate string
+
+	// jsonText and jsonInt are the SQL of the member key of the JSON object held as text in column, as
+	// text or as an integer (NULL when it has none).
+	jsonText, jsonInt func(column, key string) string
+	// insertOrder orders a table's rows by when they were written, where the table has no id.
+	insertOrder string
 }
 
 var (
 	sqliteDialect = dialect{
-		name:  "sqlite",
-		idsIn: `SELECT value FROM json_each(?)`,
+		name:        "sqlite",
+		idsIn:       `SELECT value FROM json_each(?)`,
+		jsonText:    sqliteJSONMember,
+		jsonInt:     sqliteJSONMember,
+		insertOrder: `rowid`,
 	}
 	postgresDialect = dialect{
 		name:       "postgres",
@@ -32,8 +41,18 @@ var (
 		idsIn:      `SELECT value::bigint FROM json_array_elements_text(?::json)`,
 		skipLocked: ` FOR UPDATE SKIP LOCKED`,
 		forUpdate:  ` FOR UPDATE`,
+		jsonText:   func(column, key string) string { return `(` + column + `::json ->> '` + key + `')` },
+		jsonInt:    func(column, key string) string { return `(` + column + `::json ->> '` + key + `')::bigint` },
+		// The transaction that wrote the row: a later one has a larger id (the 32-bit counter wraps
+		// only after billions of transactions; this only breaks ties within one timestamp).
+		insertOrder: `xmin::text::bigint`,
 	}
 )
+
+// sqliteJSONMember is json_extract, whose result has the member's own type.
+func sqliteJSONMember(column, key string) string {
+	return `json_extract(` + column + `, '$.` + key + `')`
+}
 
 // Engine names the database engine the store runs on: "sqlite" or "postgres".
 func (s *Store) Engine() string { return s.d.name }

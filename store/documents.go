@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"database/sql"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 )
@@ -284,14 +285,14 @@ func (s *Store) StateEvents(ctx context.Context, f EventFilter) ([]StateEvent, i
 // returned, and nothing is marked, so that a caller learns nothing of other entities' events.
 func (s *Store) MarkEventsRead(ctx context.Context, entityID int64, ids []int64) (unknown []int64, err error) {
 	err = s.write(ctx, func(tx *sql.Tx) error {
-		for _, id := range ids {
-			var n int
-			if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM state_events WHERE id = ? AND entity_id = ? AND read_at IS NULL`,
-				id, entityID).Scan(&n); err != nil {
-				return err
-			}
-			if n == 0 {
+		unknown = nil
+		for _, id := range ids { // each event locked: two callers never both mark it read
+			err := tx.QueryRowContext(ctx, `SELECT id FROM state_events WHERE id = ? AND entity_id = ? AND read_at IS NULL`+s.d.forUpdate,
+				id, entityID).Scan(&id)
+			if errors.Is(err, sql.ErrNoRows) {
 				unknown = append(unknown, id)
+			} else if err != nil {
+				return err
 			}
 		}
 		if len(unknown) > 0 {
@@ -356,6 +357,7 @@ type Tx struct {
 	tx       *sql.Tx
 	now      string
 	ids      *publicIDs
+	d        *dialect
 	webhooks int64 // webhook deliveries queued in this transaction
 }
 
@@ -367,7 +369,7 @@ func (t *Tx) QueuedWebhooks() int64 { return t.webhooks }
 // not interrupted by the end of ctx.
 func (s *Store) Update(ctx context.Context, fn func(*Tx) error) error {
 	return s.writeGrouped(ctx, func(tx *sql.Tx) error {
-		return fn(&Tx{ctx: context.WithoutCancel(ctx), tx: tx, now: s.timestamp(), ids: s.ids})
+		return fn(&Tx{ctx: context.WithoutCancel(ctx), tx: tx, now: s.timestamp(), ids: s.ids, d: &s.d})
 	})
 }
 
@@ -391,10 +393,12 @@ func (t *Tx) RecipientRules(entityID int64) ([]string, error) {
 	return recipientRules(t.ctx, t.tx, entityID)
 }
 
-// DocumentByKey finds an issuer's document by its natural key.
+// DocumentByKey finds an issuer's document by its natural key, locked as DocumentByID locks it. When
+// there is none, another transaction may make it meanwhile: SaveDocument then has the transaction run
+// again, to find it.
 func (t *Tx) DocumentByKey(issuerID int64, number, typeCode, emissionDate string) (Document, error) {
 	return scanDocument(t.ids, t.tx.QueryRowContext(t.ctx, `SELECT `+documentColumns+` FROM documents
-		WHERE issuer_id = ? AND number = ? AND type_code = ? AND emission_date = ?`, issuerID, number, typeCode, emissionDate))
+		WHERE issuer_id = ? AND number = ? AND type_code = ? AND emission_date = ?`+t.d.forUpdate, issuerID, number, typeCode, emissionDate))
 }
 
 // SaveDocument inserts a document (ID 0) or rewrites an existing one, and returns it as stored.
@@ -421,7 +425,8 @@ func (t *Tx) SaveDocument(d *Document) error {
 			emission_date, currency, supplier_country, supplier_nif, supplier_name, customer_country, customer_nif,
 			customer_name, payable_amount, state, edi_state, to_send_status, method, send_by_email, email_addresses,
 			disable_xml_sign, disable_pdf_sign, edits, imported_at, has_pdf, created_at, updated_at)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING `+documentColumns,
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+			ON CONFLICT (issuer_id, number, type_code, emission_date) DO NOTHING RETURNING `+documentColumns,
 			append(args, t.now, t.now)...)
 	} else {
 		row = t.tx.QueryRowContext(t.ctx, `UPDATE documents SET issuer_id = ?, recipient_id = ?, kind = ?, type_code = ?,
@@ -432,7 +437,9 @@ func (t *Tx) SaveDocument(d *Document) error {
 			append(args, t.now, d.ID)...)
 	}
 	saved, err := scanDocument(t.ids, row)
-	if err != nil {
+	if d.ID == 0 && errors.Is(err, ErrNotFound) {
+		return errRaced // a concurrent transaction made the document since DocumentByKey looked
+	} else if err != nil {
 		return err
 	}
 	if d.Data != nil {
@@ -548,7 +555,7 @@ func nullID(id int64) any {
 // below zero unless allowNegative.
 func (t *Tx) Spend(entityID, documentID, amount int64, reason string, allowNegative bool) error {
 	res, err := t.tx.ExecContext(t.ctx, `UPDATE entities SET transactions = transactions - ?, updated_at = ?
-		WHERE id = ? AND (? OR transactions >= ?)`, amount, t.now, entityID, allowNegative, amount)
+		WHERE id = ? AND (? = 1 OR transactions >= ?)`, amount, t.now, entityID, allowNegative, amount)
 	if err != nil {
 		return err
 	}

@@ -36,7 +36,7 @@ type EDIDelivery struct {
 }
 
 const ediColumns = `id, document_id, version, kind, connector, partner, from_nif, to_nif, message_id,
-	coalesce(payload, x''), state, attempts, next_at, remote_id, remote_state, coalesce(last_error, ''), created_at`
+	payload, state, attempts, next_at, remote_id, remote_state, coalesce(last_error, ''), created_at`
 
 func scanEDI(row interface{ Scan(...any) error }) (EDIDelivery, error) {
 	var d EDIDelivery
@@ -129,9 +129,9 @@ func (t *Tx) SetEDIState(id int64, state, remoteState, detail string) error {
 	return err
 }
 
-// EDIDeliveryByMessageID finds a delivery by its message id.
+// EDIDeliveryByMessageID finds a delivery by its message id, locked until the transaction ends.
 func (t *Tx) EDIDeliveryByMessageID(messageID string) (EDIDelivery, error) {
-	return scanEDI(t.tx.QueryRowContext(t.ctx, `SELECT `+ediColumns+` FROM edi_deliveries WHERE message_id = ?`, messageID))
+	return scanEDI(t.tx.QueryRowContext(t.ctx, `SELECT `+ediColumns+` FROM edi_deliveries WHERE message_id = ?`+t.d.forUpdate, messageID))
 }
 
 // EDIFilter selects deliveries: of one document, in one state (zero values: any), newest first.
@@ -177,7 +177,7 @@ type EDIOrigin struct {
 func (t *Tx) EDIOriginOf(documentID int64) (EDIOrigin, error) {
 	var o EDIOrigin
 	err := t.tx.QueryRowContext(t.ctx, `SELECT partner, connector, message_id FROM edi_received
-		WHERE document_id = ? AND kind = 'document' ORDER BY received_at DESC, rowid DESC LIMIT 1`, documentID).
+		WHERE document_id = ? AND kind = 'document' ORDER BY received_at DESC, `+t.d.insertOrder+` DESC LIMIT 1`, documentID).
 		Scan(&o.Partner, &o.Connector, &o.MessageID)
 	return o, mapError(err)
 }
@@ -205,9 +205,11 @@ func (t *Tx) ExternalIssuer(country, nif, name, partner string, test bool) (Enti
 		return e, err
 	}
 	e, err = scanEntity(t.tx.QueryRowContext(t.ctx, `INSERT INTO entities (name, country, nif, public_key, test_entity,
-		created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING `+entityColumns,
+		created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (country, nif) DO NOTHING RETURNING `+entityColumns,
 		name, country, nif, RandomToken(20), test, t.now, t.now))
-	if err != nil {
+	if errors.Is(err, ErrNotFound) {
+		return e, errRaced // a concurrent transaction made the entity since EntityByNIF looked
+	} else if err != nil {
 		return e, err
 	}
 	_, err = t.tx.ExecContext(t.ctx, `INSERT INTO external_issuers (entity_id, partner) VALUES (?, ?)`, e.ID, partner)
@@ -227,11 +229,11 @@ func (t *Tx) DocumentData(id int64) ([]byte, error) {
 }
 
 // EDIDocumentsByNumber finds the documents of a number delivered through a partner (from the tax ID
-// fromNIF, with its country prefix, unless empty), newest first.
+// fromNIF, with its country prefix, unless empty), newest first, locked until the transaction ends.
 func (t *Tx) EDIDocumentsByNumber(partner, fromNIF, number string) ([]Document, error) {
 	rows, err := t.tx.QueryContext(t.ctx, `SELECT `+documentColumns+` FROM documents d WHERE d.number = ?
 		AND EXISTS (SELECT 1 FROM edi_deliveries e WHERE e.document_id = d.id AND e.kind = 'document' AND e.partner = ?
-			AND (? = '' OR e.from_nif = ?)) ORDER BY d.id DESC LIMIT 20`, number, partner, fromNIF, fromNIF)
+			AND (? = '' OR e.from_nif = ?)) ORDER BY d.id DESC LIMIT 20`+t.d.forUpdate, number, partner, fromNIF, fromNIF)
 	if err != nil {
 		return nil, err
 	}
@@ -247,10 +249,11 @@ func (t *Tx) EDIDocumentsByNumber(partner, fromNIF, number string) ([]Document, 
 	return out, rows.Err()
 }
 
-// EDIDeliveryByRemoteID finds the document delivery a partner knows by its own id.
+// EDIDeliveryByRemoteID finds the document delivery a partner knows by its own id, locked until the
+// transaction ends.
 func (t *Tx) EDIDeliveryByRemoteID(connector, partner, remoteID string) (EDIDelivery, error) {
 	return scanEDI(t.tx.QueryRowContext(t.ctx, `SELECT `+ediColumns+` FROM edi_deliveries
-		WHERE connector = ? AND partner = ? AND remote_id = ? ORDER BY id DESC LIMIT 1`, connector, partner, remoteID))
+		WHERE connector = ? AND partner = ? AND remote_id = ? ORDER BY id DESC LIMIT 1`+t.d.forUpdate, connector, partner, remoteID))
 }
 
 // EDIPartners lists the partners of a connector kind that took deliveries they know by an id of their own.

@@ -197,8 +197,8 @@ func (s *Store) RecordEmails(ctx context.Context, outcomes []EmailOutcome) error
 			var documentID int64
 			var address string
 			if err := t.tx.QueryRowContext(t.ctx, `UPDATE emails SET state = ?, attempts = attempts + ?, next_attempt_at = ?,
-				last_error = coalesce(?, last_error), lease_until = NULL, sent_at = CASE WHEN ? THEN ? ELSE sent_at END,
-				returned_at = CASE WHEN ? THEN ? ELSE returned_at END, updated_at = ? WHERE id = ? RETURNING document_id, address`,
+				last_error = coalesce(?, last_error), lease_until = NULL, sent_at = CASE WHEN ? = 1 THEN ? ELSE sent_at END,
+				returned_at = CASE WHEN ? = 1 THEN ? ELSE returned_at END, updated_at = ? WHERE id = ? RETURNING document_id, address`,
 				state, attempt, next, lastErr, o.Sent, t.now, o.Returned, t.now, t.now, o.ID).Scan(&documentID, &address); err != nil {
 				return mapError(err)
 			}

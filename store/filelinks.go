@@ -21,7 +21,8 @@ func (s *Store) LinksRevokedBefore(ctx context.Context, documentID, entityID int
 // nanoseconds).
 func (t *Tx) RevokeLinks(documentID, entityID, ns int64) error {
 	_, err := t.tx.ExecContext(t.ctx, `INSERT INTO file_link_revocations (document_id, entity_id, revoked_before) VALUES (?, ?, ?)
-		ON CONFLICT (document_id, entity_id) DO UPDATE SET revoked_before = max(revoked_before, excluded.revoked_before)`,
+		ON CONFLICT (document_id, entity_id) DO UPDATE SET revoked_before = excluded.revoked_before
+		WHERE excluded.revoked_before > file_link_revocations.revoked_before`,
 		documentID, entityID, ns)
 	return err
 }

@@ -36,7 +36,7 @@ func (s *Store) DocumentsData(ctx context.Context, docs []Document) error {
 	for i, d := range docs {
 		at[d.ID], ids[i] = i, d.ID
 	}
-	return s.eachRow(ctx, `SELECT document_id, data FROM document_data WHERE document_id IN (SELECT value FROM json_each(?))`,
+	return s.eachRow(ctx, `SELECT document_id, data FROM document_data WHERE document_id IN (`+s.d.idsIn+`)`,
 		ids, func(rows *sql.Rows) error {
 			var id int64
 			var data []byte
@@ -51,7 +51,7 @@ func (s *Store) DocumentsData(ctx context.Context, docs []Document) error {
 func (s *Store) FilesOfDocuments(ctx context.Context, documentIDs []int64) (map[int64][]File, error) {
 	out := map[int64][]File{}
 	err := s.eachRow(ctx, `SELECT id, document_id, role, name, mime, size, sha256, created_at
-		FROM document_files WHERE document_id IN (SELECT value FROM json_each(?)) ORDER BY id`, documentIDs, func(rows *sql.Rows) error {
+		FROM document_files WHERE document_id IN (`+s.d.idsIn+`) ORDER BY id`, documentIDs, func(rows *sql.Rows) error {
 		var f File
 		if err := rows.Scan(&f.ID, &f.DocumentID, &f.Role, &f.Name, &f.MIME, &f.Size, &f.SHA256, &f.CreatedAt); err != nil {
 			return err
@@ -75,7 +75,7 @@ type Rejection struct {
 func (s *Store) RejectionsOfDocuments(ctx context.Context, documentIDs []int64) (map[int64][]Rejection, error) {
 	out := map[int64][]Rejection{}
 	err := s.eachRow(ctx, `SELECT document_id, coalesce(recipient_id, 0), coalesce(data, '{}'), created_at FROM document_history
-		WHERE document_id IN (SELECT value FROM json_each(?)) AND kind = 'state' AND state = 'rejected' ORDER BY id`,
+		WHERE document_id IN (`+s.d.idsIn+`) AND kind = 'state' AND state = 'rejected' ORDER BY id`,
 		documentIDs, func(rows *sql.Rows) error {
 			var r Rejection
 			var data string
@@ -90,7 +90,7 @@ func (s *Store) RejectionsOfDocuments(ctx context.Context, documentIDs []int64) 
 // EmailsOfDocuments lists the e-mails of documents, each document's oldest first.
 func (s *Store) EmailsOfDocuments(ctx context.Context, documentIDs []int64) (map[int64][]Email, error) {
 	out := map[int64][]Email{}
-	err := s.eachRow(ctx, `SELECT `+emailColumns+` FROM emails WHERE document_id IN (SELECT value FROM json_each(?)) ORDER BY id`,
+	err := s.eachRow(ctx, `SELECT `+emailColumns+` FROM emails WHERE document_id IN (`+s.d.idsIn+`) ORDER BY id`,
 		documentIDs, func(rows *sql.Rows) error {
 			e, err := scanEmail(s.ids, rows)
 			out[e.DocumentID] = append(out[e.DocumentID], e)

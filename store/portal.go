@@ -33,7 +33,7 @@ var DocumentSorts = map[string]string{
 	"date":   "emission_date",
 	"number": "number",
 	"state":  "state",
-	"amount": "CAST(payable_amount AS REAL)",
+	"amount": "CAST(payable_amount AS NUMERIC)",
 	"name":   "counterparty_name",
 }
 

@@ -95,6 +95,25 @@ func (c placeholderConn) QueryContext(ctx context.Context, query string, args []
 	return c.Conn.QueryContext(ctx, dollarPlaceholders(query), args)
 }
 
+// CheckNamedValue binds a Go bool as the integer 1 or 0, as SQLite's driver does: flags are integer
+// columns on both engines (so that a copy of an SQLite installation keeps them as they are), and pgx
+// encodes no bool into an integer.
+func (c placeholderConn) CheckNamedValue(nv *driver.NamedValue) error {
+	if p, ok := nv.Value.(*bool); ok { // an optional flag: NULL when nil
+		nv.Value = nil
+		if p != nil {
+			nv.Value = *p
+		}
+	}
+	if b, ok := nv.Value.(bool); ok {
+		nv.Value = int64(0)
+		if b {
+			nv.Value = int64(1)
+		}
+	}
+	return c.Conn.CheckNamedValue(nv)
+}
+
 // The rewritten statements are kept by their text: the store has a few hundred.
 var (
 	rewritten      sync.Map // query → query with $n placeholders
@@ -167,7 +186,7 @@ func pgCode(err error) string {
 // retryable: the transaction lost a race with another one and may simply run again.
 func retryable(err error) bool {
 	code := pgCode(err)
-	return code == pgSerializationFailure || code == pgDeadlockDetected
+	return code == pgSerializationFailure || code == pgDeadlockDetected || errors.Is(err, errRaced)
 }
 
 // lockKey is the 64-bit advisory lock key of a name.

@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"errors"
 	"strings"
 )
@@ -109,10 +110,14 @@ func (s *Store) SaveNotifications(ctx context.Context, entityID int64, n Notific
 // the reason of a rejection) to an entity's users when the entity asked for it; the addresses are
 // read when it is sent.
 func (t *Tx) EnqueueNotice(entityID, documentID int64, event, reason string) error {
-	_, err := t.tx.ExecContext(t.ctx, `INSERT INTO outbox (kind, entity_id, document_id, payload, next_attempt_at, created_at, updated_at)
-		SELECT 'notice', entity_id, ?, json_object('event', ?, 'reason', ?), ?, ?, ? FROM entity_notifications
-		WHERE entity_id = ? AND CASE ? WHEN 'received' THEN on_received WHEN 'rejected' THEN on_rejected ELSE 0 END`,
-		documentID, event, reason, t.now, t.now, t.now, entityID, event)
+	payload, err := json.Marshal(map[string]string{"event": event, "reason": reason})
+	if err != nil {
+		return err
+	}
+	_, err = t.tx.ExecContext(t.ctx, `INSERT INTO outbox (kind, entity_id, document_id, payload, next_attempt_at, created_at, updated_at)
+		SELECT 'notice', entity_id, ?, ?, ?, ?, ? FROM entity_notifications
+		WHERE entity_id = ? AND (on_received = 1 AND ? = 'received' OR on_rejected = 1 AND ? = 'rejected')`,
+		documentID, string(payload), t.now, t.now, t.now, entityID, event, event)
 	return err
 }
 

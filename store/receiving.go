@@ -75,9 +75,11 @@ func listTotal(ctx context.Context, tx *sql.Tx, unfiltered bool, counter string,
 	return total, err
 }
 
-// DocumentByID reads a document inside the transaction.
+// DocumentByID reads a document inside the transaction, and locks it until the transaction ends (on
+// PostgreSQL, where transactions run side by side): what the transaction decides from the document
+// holds when it writes it.
 func (t *Tx) DocumentByID(id int64) (Document, error) {
-	return scanDocument(t.ids, t.tx.QueryRowContext(t.ctx, `SELECT `+documentColumns+` FROM documents WHERE id = ?`, id))
+	return scanDocument(t.ids, t.tx.QueryRowContext(t.ctx, `SELECT `+documentColumns+` FROM documents WHERE id = ?`+t.d.forUpdate, id))
 }
 
 // MarkImported records that the recipient imported the document (once: a repeat changes nothing and
@@ -250,7 +252,7 @@ func (s *Store) DeleteWebhook(ctx context.Context, id int64) error {
 			return ErrNotFound
 		}
 		_, err = tx.ExecContext(ctx, `UPDATE outbox SET state = 'failed', last_error = 'webhook deleted', updated_at = ?
-			WHERE kind = 'webhook' AND state = 'pending' AND json_extract(payload, '$.webhook_id') = ?`, s.timestamp(), id)
+			WHERE kind = 'webhook' AND state = 'pending' AND `+s.d.jsonInt("payload", "webhook_id")+` = ?`, s.timestamp(), id)
 		return err
 	})
 }
@@ -267,11 +269,12 @@ func (t *Tx) EnqueueWebhooks(entityID, documentID int64, event string, payload m
 		return err
 	}
 	// One statement for every webhook of the entity that takes the event (events are stored joined
-	// by commas). No ORDER BY: with one, SQLite plans the statement again whenever the entity id
-	// changes to or from 0 or 1.
+	// by commas), each payload the object marshalled here (never empty: it has the event) with the
+	// webhook's id put first. No ORDER BY: with one, SQLite plans the statement again whenever the
+	// entity id changes to or from 0 or 1.
 	res, err := t.tx.ExecContext(t.ctx, `INSERT INTO outbox (kind, entity_id, document_id, payload, next_attempt_at,
 		created_at, updated_at)
-		SELECT 'webhook', entity_id, ?, json_set(?, '$.webhook_id', id), ?, ?, ? FROM webhooks
+		SELECT 'webhook', entity_id, ?, '{"webhook_id":' || id || ',' || substr(?, 2), ?, ?, ? FROM webhooks
 		WHERE entity_id = ? AND instr(',' || events || ',', ',' || ? || ',') > 0`,
 		nullID(documentID), string(body), t.now, t.now, t.now, entityID, event)
 	if err != nil {

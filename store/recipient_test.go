@@ -84,10 +84,11 @@ func TestRecipientHistoryAndCutOff(t *testing.T) {
 }
 
 // The migration of an existing database tags its history with the documents' recipients and keeps one
-// visual PDF per document, the one that was served.
+// visual PDF per document, the one that was served. The migration is SQLite's: PostgreSQL's schema
+// starts after it.
 func TestRecipientMigrationOfAnExistingDatabase(t *testing.T) {
 	dir := t.TempDir()
-	s := open(t, dir)
+	s := openSQLite(t, dir)
 	ctx := context.Background()
 	_, recipient, d := twoEntitiesAndADocument(t, s)
 	// The database as it was before the migration, with what it allowed.
@@ -107,7 +108,7 @@ func TestRecipientMigrationOfAnExistingDatabase(t *testing.T) {
 	}
 	s.Close()
 
-	s = open(t, dir)
+	s = openSQLite(t, dir)
 	if entries, err := s.RecipientHistory(ctx, d.ID, recipient.ID); err != nil || len(entries) != 1 {
 		t.Fatalf("the recipient's history after the migration: %v %v", entries, err)
 	}

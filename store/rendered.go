@@ -15,7 +15,7 @@ func (s *Store) KeepRenderedPDF(ctx context.Context, f File, edits int) (File, e
 	var out File
 	err := s.write(ctx, func(tx *sql.Tx) error {
 		var current int
-		if err := tx.QueryRowContext(ctx, `SELECT edits FROM documents WHERE id = ?`, f.DocumentID).Scan(&current); err != nil {
+		if err := tx.QueryRowContext(ctx, `SELECT edits FROM documents WHERE id = ?`+s.d.forUpdate, f.DocumentID).Scan(&current); err != nil {
 			return err
 		}
 		if current != edits {

@@ -8,6 +8,9 @@ import (
 	"testing"
 )
 
+// The statement cache is SQLite's (pgx caches statements on its own): these tests open SQLite
+// whatever the environment.
+
 // cacheOf runs fn with the statement cache of the writer's only connection.
 func cacheOf(t *testing.T, s *Store, fn func(c *cachingConn)) {
 	t.Helper()
@@ -22,7 +25,7 @@ func cacheOf(t *testing.T, s *Store, fn func(c *cachingConn)) {
 }
 
 func TestStatementsArePreparedOncePerConnection(t *testing.T) {
-	s := open(t, t.TempDir())
+	s := openSQLite(t, t.TempDir())
 	ctx := context.Background()
 	var prepared, reused uint64
 	cacheOf(t, s, func(c *cachingConn) { prepared, reused = c.prepared, c.reused })
@@ -44,7 +47,7 @@ func TestStatementsArePreparedOncePerConnection(t *testing.T) {
 
 // A statement whose rows are still open is run again unprepared: both results are right.
 func TestStatementCacheNestedUseOfOneStatement(t *testing.T) {
-	s := open(t, t.TempDir())
+	s := openSQLite(t, t.TempDir())
 	ctx := context.Background()
 	for _, k := range []string{"a", "b", "c"} {
 		if err := s.SetSetting(ctx, k, "value "+k); err != nil {
@@ -85,7 +88,7 @@ func TestStatementCacheNestedUseOfOneStatement(t *testing.T) {
 }
 
 func TestStatementCacheIsBounded(t *testing.T) {
-	s := open(t, t.TempDir())
+	s := openSQLite(t, t.TempDir())
 	ctx := context.Background()
 	for i := range stmtCacheSize + 20 {
 		var n int
@@ -110,7 +113,7 @@ func TestStatementCacheIsBounded(t *testing.T) {
 // A constraint violation through a cached statement is mapped as before, and the statement runs
 // again afterwards.
 func TestStatementCacheKeepsErrorsAndRecovers(t *testing.T) {
-	s := open(t, t.TempDir())
+	s := openSQLite(t, t.TempDir())
 	ctx := context.Background()
 	if _, err := s.CreateEntity(ctx, NewEntity{Name: "A", Country: "PT", NIF: "500000000"}); err != nil {
 		t.Fatal(err)

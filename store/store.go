@@ -1,7 +1,8 @@
-// Package store keeps everything einvoice knows in one embedded SQLite file: entities, platform
-// credentials, access tokens, connections and, later, documents and their outbox. It owns the schema
-// (embedded migrations applied at start), the single-writer/many-readers connection discipline, and the
-// at-rest protection of secrets. It knows nothing of HTTP, UBL or signing.
+// Package store keeps everything einvoice knows in one database: an embedded SQLite file (the default)
+// or a PostgreSQL database shared by several processes. It holds entities, platform credentials,
+// access tokens, connections, documents and their outbox. It owns the schema (embedded migrations per
+// engine, applied at start), the connection discipline of each engine, and the at-rest protection of
+// secrets. It knows nothing of HTTP, UBL or signing.
 package store
 
 import (
@@ -151,6 +152,10 @@ func (s *Store) transaction(ctx context.Context, fn func(tx *sql.Tx) error) erro
 		}
 	}
 }
+
+// errRaced: a transaction found no row for a key, and another transaction made that row before this
+// one could (PostgreSQL). It runs again, and then finds the row.
+var errRaced = fmt.Errorf("%w: a concurrent transaction wrote the same key", ErrConflict)
 
 // maxAttempts bounds how many times a transaction that lost races runs.
 const maxAttempts = 5

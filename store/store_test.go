@@ -8,14 +8,59 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"sync"
 	"testing"
 	"time"
+
+	"einvoice/store/pgtest"
 )
 
 var key = []byte("0123456789abcdef-test")
 
+// open opens the test's store in dir on the engine the environment chooses: SQLite in dir, or, when
+// EINVOICE_TEST_POSTGRES is set, a PostgreSQL database of the test's own. Opening the same dir again
+// opens the same database.
 func open(t *testing.T, dir string) *Store {
 	t.Helper()
+	return openWithKey(t, dir, key)
+}
+
+// migrateTemplate applies the migrations to the database every test database is copied from.
+func migrateTemplate(dsn string) error {
+	s, err := OpenPostgres(context.Background(), dsn, key)
+	if err != nil {
+		return err
+	}
+	return s.Close()
+}
+
+// openWithKey is open with another installation key.
+func openWithKey(t *testing.T, dir string, key []byte) *Store {
+	t.Helper()
+	if pgtest.Server() == "" {
+		return openSQLite(t, dir, key)
+	}
+	dsn, ok := postgresOfDir.Load(dir)
+	if !ok {
+		dsn, _ = postgresOfDir.LoadOrStore(dir, pgtest.NewPreparedDatabase(t, migrateTemplate))
+		t.Cleanup(func() { postgresOfDir.Delete(dir) })
+	}
+	s, err := OpenPostgres(context.Background(), dsn.(string), key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return s
+}
+
+// postgresOfDir is the PostgreSQL database of each test folder open has seen.
+var postgresOfDir sync.Map // dir → address
+
+// openSQLite opens the SQLite store in dir, whatever the environment: for the tests of what only
+// SQLite has (its files, its pragmas, its statement cache, its single writer). key is optional.
+func openSQLite(t *testing.T, dir string, keys ...[]byte) *Store {
+	t.Helper()
+	key := append(keys, key)[0]
 	s, err := Open(context.Background(), dir, key)
 	if err != nil {
 		t.Fatal(err)
@@ -35,13 +80,16 @@ func TestMigrationsApplyOnceAndKeepData(t *testing.T) {
 	s.Close()
 	s2 := open(t, dir)
 	var n int
-	files, _ := fs.Glob(migrationFiles, "migrations/sqlite/*.sql")
-	if err := s2.reader.QueryRow(`SELECT count(*) FROM schema_migrations`).Scan(&n); err != nil || n != len(files) || n < 2 {
+	files, _ := fs.Glob(migrationFiles, "migrations/"+s2.Engine()+"/*.sql")
+	if err := s2.reader.QueryRow(`SELECT count(*) FROM schema_migrations`).Scan(&n); err != nil || n != len(files) || n < 1 {
 		t.Fatalf("migrations recorded %d of %d, %v", n, len(files), err)
 	}
 	got, err := s2.EntityByPublicKey(ctx, e.PublicKey)
 	if err != nil || got.NIF != "500000000" {
 		t.Fatalf("entity after reopen: %+v %v", got, err)
+	}
+	if s2.Engine() != "sqlite" {
+		return
 	}
 	var fk, journal string
 	s2.writer.QueryRow(`PRAGMA foreign_keys`).Scan(&fk)
@@ -88,22 +136,45 @@ func TestSecretsAtRest(t *testing.T) {
 	if err != nil || string(got) != secret {
 		t.Fatalf("secret read back %q, %v", got, err)
 	}
+	// No secret or token appears in clear in any row, nor (on SQLite) anywhere in the database files.
+	stored := [][]byte{}
+	for _, table := range []string{"credentials", "access_tokens"} {
+		rows, err := s.reader.Query(`SELECT * FROM ` + table)
+		if err != nil {
+			t.Fatal(err)
+		}
+		columns, _ := rows.Columns()
+		for rows.Next() {
+			values := make([]any, len(columns))
+			for i := range values {
+				values[i] = new([]byte)
+			}
+			if err := rows.Scan(values...); err != nil {
+				t.Fatal(err)
+			}
+			for _, v := range values {
+				stored = append(stored, *v.(*[]byte))
+			}
+		}
+		rows.Close()
+	}
+	if len(stored) < 10 {
+		t.Fatalf("%d values stored", len(stored))
+	}
 	s.Close()
-	// No secret or token appears in clear anywhere in the database files.
 	for _, name := range []string{DBFile, DBFile + "-wal"} {
 		raw, _ := os.ReadFile(filepath.Join(dir, name))
+		stored = append(stored, raw)
+	}
+	for _, raw := range stored {
 		for _, v := range []string{secret, platformToken, access} {
 			if bytes.Contains(raw, []byte(v)) {
-				t.Fatalf("%s holds a secret in clear", name)
+				t.Fatalf("a secret is stored in clear")
 			}
 		}
 	}
 	// Another key cannot read the secret.
-	other, err := Open(ctx, dir, []byte("another key 0123456789"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer other.Close()
+	other := openWithKey(t, dir, []byte("another key 0123456789"))
 	if _, _, err := other.ClientSecret(ctx, c.ClientID); err == nil {
 		t.Fatal("a different key decrypted the secret")
 	}
@@ -194,4 +265,66 @@ func TestEntityCountsFollowTheRows(t *testing.T) {
 		t.Fatal(err)
 	}
 	check("events read")
+}
+
+// The sentinel errors mean the same on both engines (PostgreSQL's run only with a test server): a
+// unique key or a primary key taken is ErrConflict, a row that is not there ErrNotFound, and a
+// connection that exists already is ErrConflict inside an Update whose transaction then goes on.
+func TestSentinelErrorsOnBothEngines(t *testing.T) {
+	engines := map[string]*Store{"sqlite": openSQLite(t, t.TempDir())}
+	if pgtest.Server() != "" {
+		engines["postgres"] = open(t, t.TempDir())
+	}
+	ctx := context.Background()
+	for name, s := range engines {
+		t.Run(name, func(t *testing.T) {
+			a, err := s.CreateEntity(ctx, NewEntity{Name: "A", Country: "PT", NIF: "500000000"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			b, err := s.CreateEntity(ctx, NewEntity{Name: "B", Country: "PT", NIF: "500000001"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := s.CreateEntity(ctx, NewEntity{Name: "A again", Country: "PT", NIF: "500000000"}); !errors.Is(err, ErrConflict) {
+				t.Errorf("a taken tax ID: %v", err)
+			}
+			c, _, err := s.CreateClient(ctx, "erp", []string{"document_read"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := s.UseNonce(ctx, c.ID, "n1", time.Now().Add(-time.Hour)); err != nil {
+				t.Fatal(err)
+			}
+			if err := s.UseNonce(ctx, c.ID, "n1", time.Now().Add(-time.Hour)); !errors.Is(err, ErrConflict) {
+				t.Errorf("a nonce used twice (a primary key): %v", err)
+			}
+			if _, err := s.EntityByNIF(ctx, "PT", "123456789"); !errors.Is(err, ErrNotFound) {
+				t.Errorf("an unknown entity: %v", err)
+			}
+			if _, err := s.ConnectionByID(ctx, 1<<40); !errors.Is(err, ErrNotFound) {
+				t.Errorf("an unknown connection: %v", err)
+			}
+			if _, err := s.CreateConnection(ctx, NewConnection{FromEntityID: a.ID, ToEntityID: b.ID}); err != nil {
+				t.Fatal(err)
+			}
+			err = s.Update(ctx, func(tx *Tx) error {
+				if _, err := tx.ConnectionByID(1 << 40); !errors.Is(err, ErrNotFound) {
+					t.Errorf("an unknown connection in a transaction: %v", err)
+				}
+				if _, err := tx.CreateConnection(NewConnection{FromEntityID: a.ID, ToEntityID: b.ID}); !errors.Is(err, ErrConflict) {
+					t.Errorf("the same connection again: %v", err)
+				}
+				_, err := tx.CreateConnection(NewConnection{FromEntityID: b.ID, ToEntityID: a.ID})
+				return err
+			})
+			if err != nil {
+				t.Fatalf("the transaction after a conflict: %v", err)
+			}
+			var n int
+			if err := s.reader.QueryRow(`SELECT count(*) FROM connections`).Scan(&n); err != nil || n != 2 {
+				t.Errorf("%d connections (%v): the one made after the conflict is not stored", n, err)
+			}
+		})
+	}
 }

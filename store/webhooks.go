@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"strings"
 )
 
@@ -37,10 +38,14 @@ func (s *Store) UpdateWebhook(ctx context.Context, id int64, url, key string, ev
 
 // EnqueueWebhookTest queues a test event to one webhook, due now.
 func (s *Store) EnqueueWebhookTest(ctx context.Context, w Webhook) error {
+	payload, err := json.Marshal(map[string]any{"event": WebhookTestEvent, "webhook_id": w.ID})
+	if err != nil {
+		return err
+	}
 	return s.write(ctx, func(tx *sql.Tx) error {
 		now := s.timestamp()
 		_, err := tx.ExecContext(ctx, `INSERT INTO outbox (kind, entity_id, payload, next_attempt_at, created_at, updated_at)
-			VALUES ('webhook', ?, json_object('event', ?, 'webhook_id', ?), ?, ?, ?)`, w.EntityID, WebhookTestEvent, w.ID, now, now, now)
+			VALUES ('webhook', ?, ?, ?, ?, ?)`, w.EntityID, string(payload), now, now, now)
 		return err
 	})
 }
@@ -57,7 +62,7 @@ type WebhookDelivery struct {
 // first.
 func (s *Store) WebhookDeliveries(ctx context.Context, entityID int64, limit int) ([]WebhookDelivery, error) {
 	rows, err := s.reader.QueryContext(ctx, `SELECT a.id, a.outbox_id, a.webhook_id, a.attempt, a.status_code, a.latency_ms,
-		coalesce(a.error, ''), a.created_at, w.entity_id, coalesce(json_extract(o.payload, '$.event'), ''), w.url
+		coalesce(a.error, ''), a.created_at, w.entity_id, coalesce(`+s.d.jsonText("o.payload", "event")+`, ''), w.url
 		FROM webhook_attempts a JOIN webhooks w ON w.id = a.webhook_id JOIN outbox o ON o.id = a.outbox_id
 		WHERE ? = 0 OR w.entity_id = ? ORDER BY a.id DESC LIMIT ?`, entityID, entityID, limit)
 	if err != nil {

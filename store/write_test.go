@@ -74,10 +74,13 @@ func settingExists(t *testing.T, s *Store, key string) bool {
 	return err == nil
 }
 
+// Group commit is SQLite's (one writer at a time); PostgreSQL runs the writes side by side, so these
+// tests open SQLite whatever the environment.
+
 // Updates that queue while another one runs are committed by one transaction: none of them is
 // visible to a reader before all of them are done.
 func TestUpdatesQueuedTogetherCommitTogether(t *testing.T) {
-	s := open(t, t.TempDir())
+	s := openSQLite(t, t.TempDir())
 	release := holdWriter(t, s)
 	var mu sync.Mutex
 	seenCommitted := 0
@@ -114,7 +117,7 @@ func TestUpdatesQueuedTogetherCommitTogether(t *testing.T) {
 // In a group, a write that fails (here a conflict with another write of the group) rolls back only
 // its own changes and gets its own error.
 func TestAFailingUpdateInAGroupRollsBackOnlyItself(t *testing.T) {
-	s := open(t, t.TempDir())
+	s := openSQLite(t, t.TempDir())
 	release := holdWriter(t, s)
 	refused := errors.New("refused")
 	outs := queueUpdates(t, s, context.Background(),
@@ -143,7 +146,7 @@ func TestAFailingUpdateInAGroupRollsBackOnlyItself(t *testing.T) {
 // A write that ends the transaction itself takes with it the writes that ran before it in the group
 // (their callers get an error, nothing of theirs is stored); the writes after it run on their own.
 func TestAGroupWhoseTransactionIsLostReportsItToEveryWriteInIt(t *testing.T) {
-	s := open(t, t.TempDir())
+	s := openSQLite(t, t.TempDir())
 	release := holdWriter(t, s)
 	outs := queueUpdates(t, s, context.Background(),
 		func(tx *Tx) error { return setSetting(tx, "before") },
@@ -166,7 +169,7 @@ func TestAGroupWhoseTransactionIsLostReportsItToEveryWriteInIt(t *testing.T) {
 // A caller that gave up before its write ran gets its context's error and nothing is written; a
 // panic in a grouped write reaches its own caller, and the others of the group are committed.
 func TestGroupedUpdatesCancelledOrPanicking(t *testing.T) {
-	s := open(t, t.TempDir())
+	s := openSQLite(t, t.TempDir())
 	release := holdWriter(t, s)
 	ctx, cancel := context.WithCancel(context.Background())
 	cancelled := queueUpdates(t, s, ctx, func(tx *Tx) error { return setSetting(tx, "cancelled") })

@@ -22,6 +22,7 @@ import (
 	"einvoice/server"
 	"einvoice/server/i18n"
 	"einvoice/store"
+	"einvoice/store/storetest"
 )
 
 // site is a service with the portal on a fresh database: a supplier and a customer with an approved
@@ -89,12 +90,7 @@ func portalService(tb testing.TB, tweak ...func(*server.Config)) (*server.Server
 	for _, f := range tweak {
 		f(&cfg)
 	}
-	ctx := context.Background()
-	st, err := store.Open(ctx, tb.TempDir(), []byte("portal test secret key 0123"))
-	if err != nil {
-		tb.Fatal(err)
-	}
-	tb.Cleanup(func() { st.Close() })
+	st := storetest.Open(tb, []byte("portal test secret key 0123"))
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
 	srv := server.New(cfg, st, log)
 	if err := Mount(srv, log); err != nil {

@@ -25,7 +25,7 @@ func Open(tb testing.TB, key []byte) *store.Store {
 	var st *store.Store
 	var err error
 	if Engine() == "postgres" {
-		st, err = store.OpenPostgres(context.Background(), pgtest.NewDatabase(tb), key)
+		st, err = store.OpenPostgres(context.Background(), pgtest.NewPreparedDatabase(tb, migrate), key)
 	} else {
 		st, err = store.Open(context.Background(), tb.TempDir(), key)
 	}
@@ -34,4 +34,13 @@ func Open(tb testing.TB, key []byte) *store.Store {
 	}
 	tb.Cleanup(func() { st.Close() })
 	return st
+}
+
+// migrate applies the store's migrations to the template every test database is copied from.
+func migrate(dsn string) error {
+	st, err := store.OpenPostgres(context.Background(), dsn, []byte("template key, never used by a test"))
+	if err != nil {
+		return err
+	}
+	return st.Close()
 }
