@@ -189,7 +189,9 @@ func TestTokenEndpoint(t *testing.T) {
 	if err := env.st.DisableCredential(context.Background(), disabled.ID); err != nil {
 		t.Fatal(err)
 	}
-	now := time.Now().Unix()
+	start := time.Now()
+	env.srv.now = func() time.Time { return start } // the timestamps' skew is measured from the test's start
+	now := start.Unix()
 	id, secret := env.client.ClientID, env.secret
 	form := func(v url.Values) string { return v.Encode() }
 	formHeader := map[string]string{"Content-Type": "application/x-www-form-urlencoded"}

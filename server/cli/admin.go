@@ -19,7 +19,7 @@ import (
 	"einvoice/ubl/taxid"
 )
 
-// adminCommand is one `einvoice admin <noun> <verb>`: it declares its flags on fs and returns a function
+// adminCommand is one `einvoice admin <noun> <verb>` (or a command of one word, without verb): it declares its flags on fs and returns a function
 // that runs once they are parsed. Every command has --config, --data and --json.
 type adminCommand struct {
 	noun, verb, help string
@@ -51,22 +51,26 @@ func admin(args []string, stdout, stderr io.Writer) int {
 		printAdminUsage(stdout)
 		return 0
 	}
-	if len(args) < 2 {
+	if len(args) == 0 {
 		printAdminUsage(stderr)
 		return 2
 	}
-	cmd, ok := findAdminCommand(args[0], args[1])
-	flagArgs := args[2:]
+	cmd, ok := findAdminCommand(args[0], "") // a command of one word: `migrate-store`
+	flagArgs := args[1:]
+	if !ok && len(args) > 1 {
+		cmd, ok = findAdminCommand(args[0], args[1])
+		flagArgs = args[2:]
+	}
 	if !ok && len(args) > 2 { // a noun of two words: `as2 partner create`
 		cmd, ok = findAdminCommand(args[0]+" "+args[1], args[2])
 		flagArgs = args[3:]
 	}
 	if !ok {
-		fmt.Fprintf(stderr, "einvoice admin: unknown command %q\n", args[0]+" "+args[1])
+		fmt.Fprintf(stderr, "einvoice admin: unknown command %q\n", strings.Join(args[:min(2, len(args))], " "))
 		printAdminUsage(stderr)
 		return 2
 	}
-	fs := flag.NewFlagSet("admin "+cmd.noun+" "+cmd.verb, flag.ContinueOnError)
+	fs := flag.NewFlagSet(strings.TrimSpace("admin "+cmd.noun+" "+cmd.verb), flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	configPath := fs.String("config", "", "configuration file")
 	dataDir := fs.String("data", "", "data folder (overrides storage.data_dir)")
@@ -221,6 +225,7 @@ var adminCommands = []adminCommand{
 	{"seal", "import", "--nif NIF --file F.p12 [--password-file F | --password-env VAR]  (else asked)", sealImport},
 	{"seal", "list", "[--nif NIF]  subject, issuer, validity; warns 30 days before expiry", sealList},
 	{"seal", "delete", "--nif NIF  (the service stops signing for the entity)", sealDelete},
+	{"migrate-store", "", "--to postgres [--dsn DSN]  copy this SQLite installation into an empty PostgreSQL database (stop the server first)", migrateStore},
 	{"audit", "list", "[--actor U] [--action A] [--subject S] [--from DATE] [--to DATE] [--limit N] [--page N]  support changes, newest first", auditList},
 }
 

@@ -232,12 +232,16 @@ func validAddress(s string) bool {
 	return err == nil && a.Address == s
 }
 
-// secretKey is the configured key, or the one kept in <data>/secret.key (created on first use).
+// secretKeyFile is the file in the data folder that keeps the key generated when none is configured.
+const secretKeyFile = "secret.key"
+
+// secretKey is the configured key, or the one kept in the data folder's secretKeyFile (created on
+// first use).
 func (c Config) secretKey(log *slog.Logger) ([]byte, error) {
 	if c.Security.SecretKey != "" {
 		return []byte(c.Security.SecretKey), nil
 	}
-	path := filepath.Join(c.Storage.DataDir, "secret.key")
+	path := filepath.Join(c.Storage.DataDir, secretKeyFile)
 	b, err := os.ReadFile(path)
 	if err == nil {
 		key := strings.TrimSpace(string(b))
