@@ -236,7 +236,10 @@ func (r *jobRunner) start() {
 
 // stop cancels running jobs and waits for them (and the listening to the other processes) to return.
 func (r *jobRunner) stop() {
+	// Cancelled under the lock: a trigger adds to the wait group under it, before this or not at all.
+	r.mu.Lock()
 	r.cancel()
+	r.mu.Unlock()
 	<-r.cron.Stop().Done()
 	r.wg.Wait()
 }

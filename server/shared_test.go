@@ -24,18 +24,10 @@ func twoProcesses(t *testing.T, tweak ...func(*Config)) (a, b *testEnv) {
 	for _, f := range tweak {
 		f(&cfg)
 	}
-	dsn := pgtest.NewDatabase(t)
-	open := func() *store.Store {
-		st, err := store.OpenPostgres(context.Background(), dsn, []byte("test secret key 0123456789"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { st.Close() })
-		return st
-	}
-	a = newTestEnvOn(t, cfg, open())
+	stores := sharedStores(t, 2)
+	a = newTestEnvOn(t, cfg, stores[0])
 	b = new(*a)
-	b.st = open()
+	b.st = stores[1]
 	b.srv = New(cfg, b.st, a.srv.log)
 	return a, b
 }

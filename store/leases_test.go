@@ -176,8 +176,8 @@ func TestLockOfOneStoreIsRefusedToTheOther(t *testing.T) {
 		releaseB()
 		return
 	}
-	// b's process dies: its sessions end, and the lock is free.
-	if _, err := a.writer.ExecContext(ctx, `SELECT pg_terminate_backend(pid) FROM pg_locks
+	// b's process dies: its session ends (the statement waits until it has), and the lock is free.
+	if _, err := a.writer.ExecContext(ctx, `SELECT pg_terminate_backend(pid, 5000) FROM pg_locks
 		WHERE locktype = 'advisory' AND granted AND pid != pg_backend_pid()
 			AND database = (SELECT oid FROM pg_database WHERE datname = current_database())`); err != nil {
 		t.Fatal(err)
