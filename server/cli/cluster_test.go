@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -68,6 +69,7 @@ type webhookReceiver struct {
 	hold     sync.Once
 	mu       sync.Mutex
 	inFlight map[string]int
+	waiting  map[string]int // the senders' addresses of the deliveries being held, with their count
 	docOf    map[string]string // event id → the document id its payload carries
 	times    map[string]int    // event id → deliveries
 	overlaps []string
@@ -77,7 +79,7 @@ type webhookReceiver struct {
 }
 
 func newWebhookReceiver(key string) *webhookReceiver {
-	rc := &webhookReceiver{key: key, held: make(chan struct{}), inFlight: map[string]int{}, docOf: map[string]string{}, times: map[string]int{}}
+	rc := &webhookReceiver{key: key, held: make(chan struct{}), inFlight: map[string]int{}, waiting: map[string]int{}, docOf: map[string]string{}, times: map[string]int{}}
 	close(rc.held)
 	return rc
 }
@@ -120,6 +122,7 @@ func (rc *webhookReceiver) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	rc.docOf[id] = event.Data.ID
 	held := rc.held
+	rc.waiting[r.RemoteAddr]++
 	rc.mu.Unlock()
 	// Held a moment, so that a second process posting the same event meanwhile is seen as an overlap.
 	time.Sleep(30 * time.Millisecond)
@@ -129,12 +132,57 @@ func (rc *webhookReceiver) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	rc.mu.Lock()
 	rc.inFlight[id]--
+	if rc.waiting[r.RemoteAddr]--; rc.waiting[r.RemoteAddr] == 0 {
+		delete(rc.waiting, r.RemoteAddr)
+	}
 	if r.Context().Err() == nil {
 		rc.times[id]++
 	} else {
 		rc.gone++
 	}
 	rc.mu.Unlock()
+}
+
+// deliveringProcess is which of the processes has a delivery under way (held), or -1.
+func (rc *webhookReceiver) deliveringProcess(procs [2]*process) int {
+	rc.mu.Lock()
+	defer rc.mu.Unlock()
+	for addr := range rc.waiting {
+		if _, port, err := net.SplitHostPort(addr); err == nil {
+			if p, err := strconv.Atoi(port); err == nil {
+				if i := connectionOwner(p, procs); i >= 0 {
+					return i
+				}
+			}
+		}
+	}
+	return -1
+}
+
+// connectionOwner is which of the processes holds the TCP socket bound to the local port, or -1
+// (Linux: the socket's inode from /proc/net/tcp, looked for among each process's descriptors).
+func connectionOwner(port int, procs [2]*process) int {
+	inode := ""
+	for _, table := range []string{"/proc/net/tcp", "/proc/net/tcp6"} {
+		raw, _ := os.ReadFile(table)
+		for _, line := range strings.Split(string(raw), "\n") {
+			if f := strings.Fields(line); len(f) > 9 && strings.HasSuffix(f[1], fmt.Sprintf(":%04X", port)) {
+				inode = f[9]
+			}
+		}
+	}
+	if inode == "" {
+		return -1
+	}
+	for i, p := range procs {
+		fds, _ := os.ReadDir(fmt.Sprintf("/proc/%d/fd", p.cmd.Process.Pid))
+		for _, fd := range fds {
+			if target, _ := os.Readlink(fmt.Sprintf("/proc/%d/fd/%s", p.cmd.Process.Pid, fd.Name())); target == "socket:["+inode+"]" {
+				return i
+			}
+		}
+	}
+	return -1
 }
 
 // delivered is the set of document ids that some event was delivered for, with each one's event id.
@@ -215,9 +263,9 @@ func clusterInvoice(number, customerNIF string) string {
 // is retried on the other process until it has a definite answer, as an integrator would. At the end
 // every acknowledged document exists exactly once, every document's event was delivered at least once
 // under one id, and no event was delivered by both processes at once. The webhook receiver holds its
-// answers from shortly before the kill until after it, so that the killed process dies with events
-// claimed and under way: they are delivered when its claim's lease ends (the jobs' timeout and a
-// minute).
+// answers from shortly before the kill until after it, and the process killed is one with a delivery
+// under way: it dies with events claimed, delivered when its claim's lease ends (the jobs' timeout
+// and a minute).
 func TestClusterSurvivesKill(t *testing.T) {
 	requireCluster(t)
 	const hookKey = "cluster receiver key 0123456789"
@@ -287,11 +335,19 @@ func TestClusterSurvivesKill(t *testing.T) {
 		})
 	}
 	<-killed
-	procs[1].cmd.Process.Kill()
-	<-procs[1].done
+	victim := -1
+	for wait := time.Now().Add(20 * time.Second); victim < 0 && time.Now().Before(wait); time.Sleep(20 * time.Millisecond) {
+		victim = rc.deliveringProcess(procs)
+	}
+	if victim < 0 {
+		close(release)
+		t.Fatal("no process is delivering a webhook event")
+	}
+	procs[victim].cmd.Process.Kill()
+	<-procs[victim].done
 	close(release)
 	time.Sleep(time.Second) // the load goes on against the other process alone
-	procs[1], _ = startMember(t, data, config, 1)
+	procs[victim], _ = startMember(t, data, config, victim)
 	restarted := time.Now()
 	wg.Wait()
 	if t.Failed() {
@@ -350,10 +406,13 @@ func TestClusterSurvivesKill(t *testing.T) {
 			twice++
 		}
 	}
-	t.Logf("%d documents (%d creations retried), %d events, %d of them delivered more than once; %d deliveries under way when their process was killed, every event delivered %s after the restart",
-		len(created), retried.Load(), len(rc.times), twice, rc.gone, allDelivered)
+	t.Logf("%d documents (%d creations retried), %d events, %d of them delivered more than once; %d deliveries under way when process %d was killed, every event delivered %s after the restart",
+		len(created), retried.Load(), len(rc.times), twice, rc.gone, victim, allDelivered)
 	if len(rc.docOf) != len(created) || len(rc.unstable) > 0 || rc.bad > 0 {
 		t.Errorf("%d event ids for %d documents, %d ids carrying two documents, %d badly signed deliveries", len(rc.docOf), len(created), len(rc.unstable), rc.bad)
+	}
+	if rc.gone == 0 {
+		t.Errorf("no delivery was under way when process %d was killed", victim)
 	}
 	if len(rc.overlaps) > 0 {
 		t.Errorf("%d deliveries of an event while the same event was being delivered (e.g. %s)", len(rc.overlaps), rc.overlaps[0])
