@@ -209,13 +209,16 @@ func TestEntityCountsFollowTheRows(t *testing.T) {
 	b, _ := s.CreateEntity(ctx, NewEntity{Name: "B", Country: "PT", NIF: "500000000"})
 	check := func(step string) {
 		t.Helper()
-		var kept, rows, keptEvents, rowEvents int
+		var kept, rows, keptEvents, rowEvents, keptIssued, rowIssued int
+		s.reader.QueryRow(`SELECT coalesce((SELECT issued FROM entity_counts WHERE entity_id = ?), 0)`, a.ID).Scan(&keptIssued)
+		s.reader.QueryRow(`SELECT count(*) FROM documents WHERE issuer_id = ?`, a.ID).Scan(&rowIssued)
 		s.reader.QueryRow(`SELECT coalesce((SELECT inbox FROM entity_counts WHERE entity_id = ?), 0)`, b.ID).Scan(&kept)
 		s.reader.QueryRow(`SELECT count(*) FROM documents WHERE recipient_id = ? AND imported_at IS NULL AND state IN ('sent', 'accepted')`, b.ID).Scan(&rows)
 		s.reader.QueryRow(`SELECT coalesce((SELECT unread_events FROM entity_counts WHERE entity_id = ?), 0)`, a.ID).Scan(&keptEvents)
 		s.reader.QueryRow(`SELECT count(*) FROM state_events WHERE entity_id = ? AND read_at IS NULL`, a.ID).Scan(&rowEvents)
-		if kept != rows || keptEvents != rowEvents {
-			t.Fatalf("%s: inbox kept %d counted %d; events kept %d counted %d", step, kept, rows, keptEvents, rowEvents)
+		if kept != rows || keptEvents != rowEvents || keptIssued != rowIssued {
+			t.Fatalf("%s: inbox kept %d counted %d; events kept %d counted %d; issued kept %d counted %d",
+				step, kept, rows, keptEvents, rowEvents, keptIssued, rowIssued)
 		}
 	}
 	var docs []Document

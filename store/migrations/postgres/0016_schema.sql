@@ -276,22 +276,27 @@ CREATE TABLE entity_counts (
 -- and in its issuer's issued documents while it exists.
 CREATE FUNCTION documents_count() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
-    IF TG_OP IN ('UPDATE', 'DELETE') THEN
-        IF OLD.recipient_id IS NOT NULL AND OLD.imported_at IS NULL AND OLD.state IN ('sent', 'accepted') THEN
-            UPDATE entity_counts SET inbox = inbox - 1 WHERE entity_id = OLD.recipient_id;
-        END IF;
-    END IF;
-    IF TG_OP IN ('INSERT', 'UPDATE') THEN
-        IF NEW.recipient_id IS NOT NULL AND NEW.imported_at IS NULL AND NEW.state IN ('sent', 'accepted') THEN
-            INSERT INTO entity_counts (entity_id, inbox) VALUES (NEW.recipient_id, 1)
-                ON CONFLICT (entity_id) DO UPDATE SET inbox = entity_counts.inbox + 1;
-        END IF;
-    END IF;
     IF TG_OP = 'INSERT' THEN
-        INSERT INTO entity_counts (entity_id, issued) VALUES (NEW.issuer_id, 1)
-            ON CONFLICT (entity_id) DO UPDATE SET issued = entity_counts.issued + 1;
-    ELSIF TG_OP = 'DELETE' THEN
+        -- The issuer's and the recipient's counts, their rows locked in the order of the entities'
+        -- ids, so that two transactions issuing to each other never wait for each other.
+        INSERT INTO entity_counts AS c (entity_id, issued, inbox)
+            SELECT v.entity_id, sum(v.issued), sum(v.inbox)
+            FROM (VALUES (NEW.issuer_id, 1, 0),
+                         (NEW.recipient_id, 0, CASE WHEN NEW.imported_at IS NULL AND NEW.state IN ('sent', 'accepted') THEN 1 ELSE 0 END))
+                AS v (entity_id, issued, inbox)
+            WHERE v.entity_id IS NOT NULL AND v.issued + v.inbox > 0
+            GROUP BY v.entity_id ORDER BY v.entity_id
+            ON CONFLICT (entity_id) DO UPDATE SET issued = c.issued + excluded.issued, inbox = c.inbox + excluded.inbox;
+        RETURN NULL;
+    END IF;
+    IF OLD.recipient_id IS NOT NULL AND OLD.imported_at IS NULL AND OLD.state IN ('sent', 'accepted') THEN
+        UPDATE entity_counts SET inbox = inbox - 1 WHERE entity_id = OLD.recipient_id;
+    END IF;
+    IF TG_OP = 'DELETE' THEN
         UPDATE entity_counts SET issued = issued - 1 WHERE entity_id = OLD.issuer_id;
+    ELSIF NEW.recipient_id IS NOT NULL AND NEW.imported_at IS NULL AND NEW.state IN ('sent', 'accepted') THEN
+        INSERT INTO entity_counts (entity_id, inbox) VALUES (NEW.recipient_id, 1)
+            ON CONFLICT (entity_id) DO UPDATE SET inbox = entity_counts.inbox + 1;
     END IF;
     RETURN NULL;
 END
