@@ -250,7 +250,7 @@ func (s *Store) StateEvents(ctx context.Context, f EventFilter) ([]StateEvent, i
 		where, args = append(where, "e.created_at <= ?"), append(args, f.To)
 	}
 	cond := strings.Join(where, " AND ")
-	tx, err := s.reader.BeginTx(ctx, &sql.TxOptions{ReadOnly: true}) // one snapshot for the total and the page
+	tx, err := s.reader.BeginTx(ctx, oneSnapshot) // the total and the page agree
 	if err != nil {
 		return nil, 0, err
 	}
