@@ -264,7 +264,9 @@ CREATE TABLE webhook_attempts (
 CREATE INDEX webhook_attempts_webhook ON webhook_attempts (webhook_id, id);
 
 -- Counts the unfiltered lists show as their total, kept by triggers in the transactions that change
--- them, so that a list never counts its rows.
+-- them, so that a list never counts its rows. The triggers run when the transaction commits (nothing
+-- reads the counts before): a counter's row, which every transaction of its entity changes, is then
+-- locked only while a transaction commits, not from its change on.
 CREATE TABLE entity_counts (
     entity_id     bigint PRIMARY KEY REFERENCES entities(id) ON DELETE CASCADE,
     inbox         bigint NOT NULL DEFAULT 0, -- received, delivered, not imported, not rejected
@@ -301,14 +303,14 @@ BEGIN
     RETURN NULL;
 END
 $$;
-CREATE TRIGGER documents_count_insert AFTER INSERT ON documents
+CREATE CONSTRAINT TRIGGER documents_count_insert AFTER INSERT ON documents DEFERRABLE INITIALLY DEFERRED
     FOR EACH ROW EXECUTE FUNCTION documents_count();
 -- An update that leaves the three columns as they were leaves the counts (and their rows' locks) alone.
-CREATE TRIGGER documents_count_update AFTER UPDATE OF recipient_id, imported_at, state ON documents
-    FOR EACH ROW WHEN (OLD.recipient_id IS DISTINCT FROM NEW.recipient_id
+CREATE CONSTRAINT TRIGGER documents_count_update AFTER UPDATE OF recipient_id, imported_at, state ON documents
+    DEFERRABLE INITIALLY DEFERRED FOR EACH ROW WHEN (OLD.recipient_id IS DISTINCT FROM NEW.recipient_id
         OR OLD.imported_at IS DISTINCT FROM NEW.imported_at OR OLD.state IS DISTINCT FROM NEW.state)
     EXECUTE FUNCTION documents_count();
-CREATE TRIGGER documents_count_delete AFTER DELETE ON documents
+CREATE CONSTRAINT TRIGGER documents_count_delete AFTER DELETE ON documents DEFERRABLE INITIALLY DEFERRED
     FOR EACH ROW EXECUTE FUNCTION documents_count();
 
 -- A states-report event counts while it is not marked read.
@@ -325,11 +327,11 @@ BEGIN
     RETURN NULL;
 END
 $$;
-CREATE TRIGGER state_events_count_insert AFTER INSERT ON state_events
+CREATE CONSTRAINT TRIGGER state_events_count_insert AFTER INSERT ON state_events DEFERRABLE INITIALLY DEFERRED
     FOR EACH ROW WHEN (NEW.read_at IS NULL) EXECUTE FUNCTION state_events_count();
-CREATE TRIGGER state_events_count_read AFTER UPDATE OF read_at ON state_events
+CREATE CONSTRAINT TRIGGER state_events_count_read AFTER UPDATE OF read_at ON state_events DEFERRABLE INITIALLY DEFERRED
     FOR EACH ROW WHEN (OLD.read_at IS NULL AND NEW.read_at IS NOT NULL) EXECUTE FUNCTION state_events_count();
-CREATE TRIGGER state_events_count_delete AFTER DELETE ON state_events
+CREATE CONSTRAINT TRIGGER state_events_count_delete AFTER DELETE ON state_events DEFERRABLE INITIALLY DEFERRED
     FOR EACH ROW WHEN (OLD.read_at IS NULL) EXECUTE FUNCTION state_events_count();
 
 -- An entity's seal: the key that signs its documents (PKCS#8, encrypted with the installation key)
