@@ -366,7 +366,8 @@ func (t *Tx) QueuedWebhooks() int64 { return t.webhooks }
 
 // Update runs fn in one immediate write transaction; an error from fn rolls everything back. Updates
 // that arrive together are committed together (see writeGrouped); once fn runs, its statements are
-// not interrupted by the end of ctx.
+// not interrupted by the end of ctx. On PostgreSQL, fn runs again when its transaction lost a race
+// with another one (a deadlock, a key made meanwhile): what it collects outside starts over with it.
 func (s *Store) Update(ctx context.Context, fn func(*Tx) error) error {
 	return s.writeGrouped(ctx, func(tx *sql.Tx) error {
 		return fn(&Tx{ctx: context.WithoutCancel(ctx), tx: tx, now: s.timestamp(), ids: s.ids, d: &s.d})
