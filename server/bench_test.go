@@ -19,7 +19,8 @@ import (
 	"einvoice/ubl"
 )
 
-// benchEnv is a service on a real SQLite file with the issuer and a connected customer.
+// benchEnv is a service on a real database (an SQLite file, or PostgreSQL when EINVOICE_TEST_POSTGRES
+// names a test server) with the issuer and a connected customer.
 func benchEnv(b *testing.B) *docEnv {
 	b.Helper()
 	t := &testing.T{}
@@ -108,7 +109,7 @@ func medianOf(d []time.Duration) time.Duration {
 }
 
 // BenchmarkCreateDocumentUBL is POST /apps/documentsUBL end to end (validation, issuer check, store,
-// route, history, event, outbox, response) through the real router on a real SQLite file, one request
+// route, history, event, outbox, response) through the real router on a real database, one request
 // at a time. It reports the median.
 func BenchmarkCreateDocumentUBL(b *testing.B) {
 	env := benchEnv(b)

@@ -91,6 +91,7 @@ func (w *Workflow) RequestConnections(ctx context.Context, operator store.Entity
 	}
 	var out []store.Connection
 	err := w.store.Update(ctx, func(tx *store.Tx) error {
+		out = nil // a transaction that lost a race on PostgreSQL runs again from the start
 		receiver, err := tx.EntityByNIF(r.EntityCountry, r.EntityNIF)
 		if errors.Is(err, store.ErrNotFound) {
 			return fieldError("entity_nif", CodeNotAClient)

@@ -114,3 +114,63 @@ func TestConcurrentUploadsOfOneNewDocumentMakeOneAndEditIt(t *testing.T) {
 		t.Fatalf("%d documents (counted %d), %d edits; want 1 document edited %d times", n, issued, edits, uploads-1)
 	}
 }
+
+// A claim of due EDI deliveries while another one is under way (another process's job) takes the
+// deliveries the other does not hold, never the same ones once the other commits.
+func TestAClaimUnderWayKeepsItsDeliveries(t *testing.T) {
+	s := open(t, t.TempDir())
+	ctx := context.Background()
+	_, _, d := twoEntitiesAndADocument(t, s)
+	const deliveries = 20
+	if err := s.Update(ctx, func(tx *Tx) error {
+		for i := range deliveries {
+			if err := tx.QueueEDI(EDIDelivery{DocumentID: d.ID, Version: i, Kind: "document", Connector: "as2", Partner: "p",
+				FromNIF: "PT508025338", ToNIF: "PT500000000", MessageID: RandomToken(12)}); err != nil {
+				return err
+			}
+		}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	now := time.Now().UTC().Add(time.Minute)
+	at, lease := now.Format(TimeLayout), now.Add(time.Hour).Format(TimeLayout)
+	tx, err := s.writer.BeginTx(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	first, err := s.claimEDI(ctx, tx, at, lease, deliveries/2, 0)
+	if err != nil {
+		tx.Rollback()
+		t.Fatal(err)
+	}
+	type claim struct {
+		got []EDIDelivery
+		err error
+	}
+	done := make(chan claim, 1)
+	go func() {
+		got, err := s.ClaimEDI(ctx, at, lease, deliveries, 0)
+		done <- claim{got, err}
+	}()
+	time.Sleep(3 * raceWindow) // the second claim runs (PostgreSQL) or waits for the writer (SQLite)
+	if err := tx.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	second := <-done
+	if second.err != nil {
+		t.Fatal(second.err)
+	}
+	claimed := map[int64]int{}
+	for _, d := range append(first, second.got...) {
+		claimed[d.ID]++
+	}
+	for id, n := range claimed {
+		if n != 1 {
+			t.Errorf("delivery %d claimed %d times", id, n)
+		}
+	}
+	if len(first) != deliveries/2 || len(claimed) != deliveries {
+		t.Errorf("claimed %d first and %d in all, want %d and %d", len(first), len(claimed), deliveries/2, deliveries)
+	}
+}

@@ -1,5 +1,7 @@
 package store
 
+import "database/sql"
+
 // The store speaks to two engines: SQLite (embedded, the default) and PostgreSQL (shared by several
 // processes). Its statements are written once, with ? placeholders, in the SQL both engines accept;
 // the few phrases they spell differently are the dialect's fields, spliced into the statements that
@@ -23,7 +25,7 @@ type dialect struct {
 	// jsonText and jsonInt are the SQL of the member key of the JSON object held as text in column, as
 	// text or as an integer (NULL when it has none).
 	jsonText, jsonInt func(column, key string) string
-	// insertOrder orders a table's rows by when they were written, where the table has no id.
+	// insertOrder orders a table's rows by when they were (last) written, where the table has no id.
 	insertOrder string
 }
 
@@ -60,3 +62,8 @@ func (s *Store) Engine() string { return s.d.name }
 // Shared reports whether other processes may use the same database (PostgreSQL): state that lives in
 // one process's memory, such as counters of requests, must then live in the database.
 func (s *Store) Shared() bool { return s.d.shared }
+
+// oneSnapshot begins a read-only transaction whose statements all read the same state of the
+// database: SQLite's read transactions always do; PostgreSQL's do at repeatable read (at its default,
+// read committed, each statement sees what was committed before it began).
+var oneSnapshot = &sql.TxOptions{ReadOnly: true, Isolation: sql.LevelRepeatableRead}

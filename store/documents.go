@@ -250,7 +250,7 @@ func (s *Store) StateEvents(ctx context.Context, f EventFilter) ([]StateEvent, i
 		where, args = append(where, "e.created_at <= ?"), append(args, f.To)
 	}
 	cond := strings.Join(where, " AND ")
-	tx, err := s.reader.BeginTx(ctx, &sql.TxOptions{ReadOnly: true}) // one snapshot for the total and the page
+	tx, err := s.reader.BeginTx(ctx, oneSnapshot) // the total and the page agree
 	if err != nil {
 		return nil, 0, err
 	}
@@ -366,7 +366,8 @@ func (t *Tx) QueuedWebhooks() int64 { return t.webhooks }
 
 // Update runs fn in one immediate write transaction; an error from fn rolls everything back. Updates
 // that arrive together are committed together (see writeGrouped); once fn runs, its statements are
-// not interrupted by the end of ctx.
+// not interrupted by the end of ctx. On PostgreSQL, fn runs again when its transaction lost a race
+// with another one (a deadlock, a key made meanwhile): what it collects outside starts over with it.
 func (s *Store) Update(ctx context.Context, fn func(*Tx) error) error {
 	return s.writeGrouped(ctx, func(tx *sql.Tx) error {
 		return fn(&Tx{ctx: context.WithoutCancel(ctx), tx: tx, now: s.timestamp(), ids: s.ids, d: &s.d})

@@ -80,13 +80,19 @@ func (s *Store) ClaimEDI(ctx context.Context, now, leaseUntil string, limit, ret
 	var out []EDIDelivery
 	err := s.write(ctx, func(tx *sql.Tx) error {
 		var err error
-		out, err = scanEDIs(tx.QueryContext(ctx, `UPDATE edi_deliveries SET lease_until = ?, updated_at = ?
-			WHERE id IN (SELECT id FROM edi_deliveries WHERE (state = 'queued' OR state = 'awaiting' AND attempts <= ?) AND next_at <= ?
-				AND (lease_until IS NULL OR lease_until <= ?) ORDER BY next_at, id LIMIT ?`+s.d.skipLocked+`)
-			RETURNING `+ediColumns, leaseUntil, now, retries, now, now, limit))
+		out, err = s.claimEDI(ctx, tx, now, leaseUntil, limit, retries)
 		return err
 	})
 	return out, err
+}
+
+// claimEDI is ClaimEDI's statement in tx: the rows a concurrent claim holds are skipped, not waited
+// for (which would claim them again once that claim commits).
+func (s *Store) claimEDI(ctx context.Context, tx *sql.Tx, now, leaseUntil string, limit, retries int) ([]EDIDelivery, error) {
+	return scanEDIs(tx.QueryContext(ctx, `UPDATE edi_deliveries SET lease_until = ?, updated_at = ?
+		WHERE id IN (SELECT id FROM edi_deliveries WHERE (state = 'queued' OR state = 'awaiting' AND attempts <= ?) AND next_at <= ?
+			AND (lease_until IS NULL OR lease_until <= ?) ORDER BY next_at, id LIMIT ?`+s.d.skipLocked+`)
+		RETURNING `+ediColumns, leaseUntil, now, retries, now, now, limit))
 }
 
 // EDIOutcome is what one attempt at a delivery came to.

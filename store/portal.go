@@ -87,7 +87,7 @@ func (s *Store) Documents(ctx context.Context, f DocumentFilter) ([]Document, in
 	if desc {
 		dir = " DESC"
 	}
-	tx, err := s.reader.BeginTx(ctx, &sql.TxOptions{ReadOnly: true}) // one snapshot for the total and the page
+	tx, err := s.reader.BeginTx(ctx, oneSnapshot) // the total and the page agree
 	if err != nil {
 		return nil, 0, err
 	}

@@ -12,6 +12,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+	"unicode/utf8"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
@@ -95,10 +96,16 @@ func (c placeholderConn) QueryContext(ctx context.Context, query string, args []
 	return c.Conn.QueryContext(ctx, dollarPlaceholders(query), args)
 }
 
-// CheckNamedValue binds a Go bool as the integer 1 or 0, as SQLite's driver does: flags are integer
-// columns on both engines (so that a copy of an SQLite installation keeps them as they are), and pgx
-// encodes no bool into an integer.
+// CheckNamedValue binds what SQLite takes and PostgreSQL would refuse as SQLite would store or match
+// it. A Go bool is the integer 1 or 0, as SQLite's driver binds it: flags are integer columns on both
+// engines (so that a copy of an SQLite installation keeps them as they are), and pgx encodes no bool
+// into an integer. A string that is not valid UTF-8 or holds a NUL byte (PostgreSQL's text holds
+// neither) has U+FFFD in their place: a lookup by it then finds nothing, as on SQLite, instead of
+// failing, and a header a client sent is kept readable.
 func (c placeholderConn) CheckNamedValue(nv *driver.NamedValue) error {
+	if s, ok := nv.Value.(string); ok && (!utf8.ValidString(s) || strings.IndexByte(s, 0) >= 0) {
+		nv.Value = strings.ToValidUTF8(strings.ReplaceAll(s, "\x00", "\uFFFD"), "\uFFFD")
+	}
 	if p, ok := nv.Value.(*bool); ok { // an optional flag: NULL when nil
 		nv.Value = nil
 		if p != nil {

@@ -49,7 +49,7 @@ func (s *Store) Inbox(ctx context.Context, f InboxFilter) ([]Document, int, erro
 		add("emission_date <= ?", f.To)
 	}
 	cond := strings.Join(where, " AND ")
-	tx, err := s.reader.BeginTx(ctx, &sql.TxOptions{ReadOnly: true}) // one snapshot for the total and the page
+	tx, err := s.reader.BeginTx(ctx, oneSnapshot) // the total and the page agree
 	if err != nil {
 		return nil, 0, err
 	}

@@ -218,13 +218,16 @@ func TestEntityCountsFollowTheRows(t *testing.T) {
 	b, _ := s.CreateEntity(ctx, NewEntity{Name: "B", Country: "PT", NIF: "500000000"})
 	check := func(step string) {
 		t.Helper()
-		var kept, rows, keptEvents, rowEvents int
+		var kept, rows, keptEvents, rowEvents, keptIssued, rowIssued int
+		s.reader.QueryRow(`SELECT coalesce((SELECT issued FROM entity_counts WHERE entity_id = ?), 0)`, a.ID).Scan(&keptIssued)
+		s.reader.QueryRow(`SELECT count(*) FROM documents WHERE issuer_id = ?`, a.ID).Scan(&rowIssued)
 		s.reader.QueryRow(`SELECT coalesce((SELECT inbox FROM entity_counts WHERE entity_id = ?), 0)`, b.ID).Scan(&kept)
 		s.reader.QueryRow(`SELECT count(*) FROM documents WHERE recipient_id = ? AND imported_at IS NULL AND state IN ('sent', 'accepted')`, b.ID).Scan(&rows)
 		s.reader.QueryRow(`SELECT coalesce((SELECT unread_events FROM entity_counts WHERE entity_id = ?), 0)`, a.ID).Scan(&keptEvents)
 		s.reader.QueryRow(`SELECT count(*) FROM state_events WHERE entity_id = ? AND read_at IS NULL`, a.ID).Scan(&rowEvents)
-		if kept != rows || keptEvents != rowEvents {
-			t.Fatalf("%s: inbox kept %d counted %d; events kept %d counted %d", step, kept, rows, keptEvents, rowEvents)
+		if kept != rows || keptEvents != rowEvents || keptIssued != rowIssued {
+			t.Fatalf("%s: inbox kept %d counted %d; events kept %d counted %d; issued kept %d counted %d",
+				step, kept, rows, keptEvents, rowEvents, keptIssued, rowIssued)
 		}
 	}
 	var docs []Document
@@ -267,16 +270,21 @@ func TestEntityCountsFollowTheRows(t *testing.T) {
 	check("events read")
 }
 
-// The sentinel errors mean the same on both engines (PostgreSQL's run only with a test server): a
-// unique key or a primary key taken is ErrConflict, a row that is not there ErrNotFound, and a
-// connection that exists already is ErrConflict inside an Update whose transaction then goes on.
-func TestSentinelErrorsOnBothEngines(t *testing.T) {
+// bothEngines opens a store on SQLite and, with a test server, one on PostgreSQL.
+func bothEngines(t *testing.T) map[string]*Store {
 	engines := map[string]*Store{"sqlite": openSQLite(t, t.TempDir())}
 	if pgtest.Server() != "" {
 		engines["postgres"] = open(t, t.TempDir())
 	}
+	return engines
+}
+
+// The sentinel errors mean the same on both engines (PostgreSQL's run only with a test server): a
+// unique key or a primary key taken is ErrConflict, a row that is not there ErrNotFound, and a
+// connection that exists already is ErrConflict inside an Update whose transaction then goes on.
+func TestSentinelErrorsOnBothEngines(t *testing.T) {
 	ctx := context.Background()
-	for name, s := range engines {
+	for name, s := range bothEngines(t) {
 		t.Run(name, func(t *testing.T) {
 			a, err := s.CreateEntity(ctx, NewEntity{Name: "A", Country: "PT", NIF: "500000000"})
 			if err != nil {
@@ -324,6 +332,28 @@ func TestSentinelErrorsOnBothEngines(t *testing.T) {
 			var n int
 			if err := s.reader.QueryRow(`SELECT count(*) FROM connections`).Scan(&n); err != nil || n != 2 {
 				t.Errorf("%d connections (%v): the one made after the conflict is not stored", n, err)
+			}
+		})
+	}
+}
+
+// Strings that are not valid UTF-8 or hold a NUL byte (PostgreSQL's text holds neither) find nothing
+// and are stored readable, on both engines.
+func TestStringsTextCannotHold(t *testing.T) {
+	ctx := context.Background()
+	for name, s := range bothEngines(t) {
+		t.Run(name, func(t *testing.T) {
+			for _, nif := range []string{"\xff", "50\x000"} {
+				if _, err := s.EntityByNIF(ctx, "PT", nif); !errors.Is(err, ErrNotFound) {
+					t.Errorf("tax ID %q: %v", nif, err)
+				}
+			}
+			u, err := s.CreateUser(ctx, NewUser{Username: "ana@example.com", PasswordHash: "x"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := s.CreateSession(ctx, []byte("token hash"), u.ID, time.Now().Add(time.Hour), "agent \xff\x00", "::1"); err != nil {
+				t.Fatalf("a session with a user agent text cannot hold: %v", err)
 			}
 		})
 	}

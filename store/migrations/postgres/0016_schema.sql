@@ -264,7 +264,9 @@ CREATE TABLE webhook_attempts (
 CREATE INDEX webhook_attempts_webhook ON webhook_attempts (webhook_id, id);
 
 -- Counts the unfiltered lists show as their total, kept by triggers in the transactions that change
--- them, so that a list never counts its rows.
+-- them, so that a list never counts its rows. The triggers run when the transaction commits (nothing
+-- reads the counts before): a counter's row, which every transaction of its entity changes, is then
+-- locked only while a transaction commits, not from its change on.
 CREATE TABLE entity_counts (
     entity_id     bigint PRIMARY KEY REFERENCES entities(id) ON DELETE CASCADE,
     inbox         bigint NOT NULL DEFAULT 0, -- received, delivered, not imported, not rejected
@@ -276,34 +278,39 @@ CREATE TABLE entity_counts (
 -- and in its issuer's issued documents while it exists.
 CREATE FUNCTION documents_count() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
-    IF TG_OP IN ('UPDATE', 'DELETE') THEN
-        IF OLD.recipient_id IS NOT NULL AND OLD.imported_at IS NULL AND OLD.state IN ('sent', 'accepted') THEN
-            UPDATE entity_counts SET inbox = inbox - 1 WHERE entity_id = OLD.recipient_id;
-        END IF;
-    END IF;
-    IF TG_OP IN ('INSERT', 'UPDATE') THEN
-        IF NEW.recipient_id IS NOT NULL AND NEW.imported_at IS NULL AND NEW.state IN ('sent', 'accepted') THEN
-            INSERT INTO entity_counts (entity_id, inbox) VALUES (NEW.recipient_id, 1)
-                ON CONFLICT (entity_id) DO UPDATE SET inbox = entity_counts.inbox + 1;
-        END IF;
-    END IF;
     IF TG_OP = 'INSERT' THEN
-        INSERT INTO entity_counts (entity_id, issued) VALUES (NEW.issuer_id, 1)
-            ON CONFLICT (entity_id) DO UPDATE SET issued = entity_counts.issued + 1;
-    ELSIF TG_OP = 'DELETE' THEN
+        -- The issuer's and the recipient's counts, their rows locked in the order of the entities'
+        -- ids, so that two transactions issuing to each other never wait for each other.
+        INSERT INTO entity_counts AS c (entity_id, issued, inbox)
+            SELECT v.entity_id, sum(v.issued), sum(v.inbox)
+            FROM (VALUES (NEW.issuer_id, 1, 0),
+                         (NEW.recipient_id, 0, CASE WHEN NEW.imported_at IS NULL AND NEW.state IN ('sent', 'accepted') THEN 1 ELSE 0 END))
+                AS v (entity_id, issued, inbox)
+            WHERE v.entity_id IS NOT NULL AND v.issued + v.inbox > 0
+            GROUP BY v.entity_id ORDER BY v.entity_id
+            ON CONFLICT (entity_id) DO UPDATE SET issued = c.issued + excluded.issued, inbox = c.inbox + excluded.inbox;
+        RETURN NULL;
+    END IF;
+    IF OLD.recipient_id IS NOT NULL AND OLD.imported_at IS NULL AND OLD.state IN ('sent', 'accepted') THEN
+        UPDATE entity_counts SET inbox = inbox - 1 WHERE entity_id = OLD.recipient_id;
+    END IF;
+    IF TG_OP = 'DELETE' THEN
         UPDATE entity_counts SET issued = issued - 1 WHERE entity_id = OLD.issuer_id;
+    ELSIF NEW.recipient_id IS NOT NULL AND NEW.imported_at IS NULL AND NEW.state IN ('sent', 'accepted') THEN
+        INSERT INTO entity_counts (entity_id, inbox) VALUES (NEW.recipient_id, 1)
+            ON CONFLICT (entity_id) DO UPDATE SET inbox = entity_counts.inbox + 1;
     END IF;
     RETURN NULL;
 END
 $$;
-CREATE TRIGGER documents_count_insert AFTER INSERT ON documents
+CREATE CONSTRAINT TRIGGER documents_count_insert AFTER INSERT ON documents DEFERRABLE INITIALLY DEFERRED
     FOR EACH ROW EXECUTE FUNCTION documents_count();
 -- An update that leaves the three columns as they were leaves the counts (and their rows' locks) alone.
-CREATE TRIGGER documents_count_update AFTER UPDATE OF recipient_id, imported_at, state ON documents
-    FOR EACH ROW WHEN (OLD.recipient_id IS DISTINCT FROM NEW.recipient_id
+CREATE CONSTRAINT TRIGGER documents_count_update AFTER UPDATE OF recipient_id, imported_at, state ON documents
+    DEFERRABLE INITIALLY DEFERRED FOR EACH ROW WHEN (OLD.recipient_id IS DISTINCT FROM NEW.recipient_id
         OR OLD.imported_at IS DISTINCT FROM NEW.imported_at OR OLD.state IS DISTINCT FROM NEW.state)
     EXECUTE FUNCTION documents_count();
-CREATE TRIGGER documents_count_delete AFTER DELETE ON documents
+CREATE CONSTRAINT TRIGGER documents_count_delete AFTER DELETE ON documents DEFERRABLE INITIALLY DEFERRED
     FOR EACH ROW EXECUTE FUNCTION documents_count();
 
 -- A states-report event counts while it is not marked read.
@@ -320,11 +327,11 @@ BEGIN
     RETURN NULL;
 END
 $$;
-CREATE TRIGGER state_events_count_insert AFTER INSERT ON state_events
+CREATE CONSTRAINT TRIGGER state_events_count_insert AFTER INSERT ON state_events DEFERRABLE INITIALLY DEFERRED
     FOR EACH ROW WHEN (NEW.read_at IS NULL) EXECUTE FUNCTION state_events_count();
-CREATE TRIGGER state_events_count_read AFTER UPDATE OF read_at ON state_events
+CREATE CONSTRAINT TRIGGER state_events_count_read AFTER UPDATE OF read_at ON state_events DEFERRABLE INITIALLY DEFERRED
     FOR EACH ROW WHEN (OLD.read_at IS NULL AND NEW.read_at IS NOT NULL) EXECUTE FUNCTION state_events_count();
-CREATE TRIGGER state_events_count_delete AFTER DELETE ON state_events
+CREATE CONSTRAINT TRIGGER state_events_count_delete AFTER DELETE ON state_events DEFERRABLE INITIALLY DEFERRED
     FOR EACH ROW WHEN (OLD.read_at IS NULL) EXECUTE FUNCTION state_events_count();
 
 -- An entity's seal: the key that signs its documents (PKCS#8, encrypted with the installation key)
