@@ -209,7 +209,11 @@ func (w *Workflow) issue(ctx context.Context, req issueRequest) (Issued, error) 
 			}
 			doc.ImportedAt, doc.ProcessState, doc.ProcessStateAt = "", "", ""
 		}
-		if err := tx.ReplaceFiles(doc.ID, files); err != nil {
+		storeFiles := tx.AddFiles
+		if out.Edited {
+			storeFiles = tx.ReplaceFiles
+		}
+		if err := storeFiles(doc.ID, files); err != nil {
 			return err
 		}
 		if err := chargeTransactions(tx, req, &doc, recipient, files); err != nil {

@@ -473,6 +473,11 @@ func (t *Tx) ReplaceFiles(documentID int64, files []File) error {
 	if _, err := t.tx.ExecContext(t.ctx, `DELETE FROM document_files WHERE document_id = ?`, documentID); err != nil {
 		return err
 	}
+	return t.AddFiles(documentID, files)
+}
+
+// AddFiles stores the files of a document that has none yet (a new one), in order.
+func (t *Tx) AddFiles(documentID int64, files []File) error {
 	const perStatement = 100 // one INSERT for up to this many files (8 parameters each)
 	for len(files) > 0 {
 		batch := files[:min(len(files), perStatement)]
