@@ -69,7 +69,7 @@ type webhookReceiver struct {
 	hold     sync.Once
 	mu       sync.Mutex
 	inFlight map[string]int
-	waiting  map[string]int // the senders' addresses of the deliveries being held, with their count
+	waiting  map[string]int    // the senders' addresses of the deliveries being held, with their count
 	docOf    map[string]string // event id → the document id its payload carries
 	times    map[string]int    // event id → deliveries
 	overlaps []string
