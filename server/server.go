@@ -145,6 +145,10 @@ func (s *Server) Handler() http.Handler { return s.echo }
 func (s *Server) Run(ctx context.Context, ln net.Listener) error {
 	addr := ln.Addr().String()
 	s.listenAddr.Store(&addr)
+	// On SQLite this process is the only one serving: what a crashed predecessor had claimed is due now.
+	if err := s.store.ReleaseLeases(ctx); err != nil {
+		return err
+	}
 	if err := s.scheduleJobs(); err != nil {
 		return err
 	}

@@ -189,3 +189,28 @@ func TestLockOfOneStoreIsRefusedToTheOther(t *testing.T) {
 	releaseA()
 	releaseB()
 }
+
+// On SQLite the starting server releases what a dead predecessor had claimed; on PostgreSQL the leases
+// are left to run out, since another live process may hold them.
+func TestReleaseLeasesOnlyOnADatabaseOneProcessOwns(t *testing.T) {
+	s := open(t, t.TempDir())
+	ctx := context.Background()
+	issuer, _, d := twoEntitiesAndADocument(t, s)
+	if err := s.Update(ctx, func(tx *Tx) error { return tx.Enqueue("webhook", issuer.ID, d.ID, map[string]int{"i": 1}) }); err != nil {
+		t.Fatal(err)
+	}
+	const now, leaseUntil = "9000-01-01 00:00:00", "9000-01-01 00:05:00"
+	if got, err := s.ClaimOutbox(ctx, "webhook", now, leaseUntil, 10); err != nil || len(got) != 1 {
+		t.Fatalf("first claim: %d, %v", len(got), err)
+	}
+	if err := s.ReleaseLeases(ctx); err != nil {
+		t.Fatal(err)
+	}
+	got, err := s.ClaimOutbox(ctx, "webhook", now, leaseUntil, 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := map[bool]int{false: 1, true: 0}[s.Shared()]; len(got) != want {
+		t.Fatalf("claimed again after the release on %s: %d rows, want %d", s.Engine(), len(got), want)
+	}
+}
