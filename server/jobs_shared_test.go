@@ -4,7 +4,6 @@ import (
 	"context"
 	"io"
 	"log/slog"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"sync"
@@ -58,25 +57,13 @@ func sharedConfig() Config {
 	return cfg
 }
 
-// run serves s until the test ends.
+// run serves s until the test ends, and returns once it answers.
 func run(t *testing.T, s *Server) {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- s.Run(ctx, ln) }()
-	t.Cleanup(func() {
-		cancel()
-		if err := <-done; err != nil {
-			t.Error(err)
-		}
-	})
+	addr := serve(t, s)
 	// Serving means its jobs are scheduled and it listens to the other processes.
 	for start := time.Now(); ; time.Sleep(10 * time.Millisecond) {
-		resp, err := http.Get("http://" + ln.Addr().String() + "/healthz")
+		resp, err := http.Get("http://" + addr + "/healthz")
 		if err == nil {
 			resp.Body.Close()
 			return

@@ -45,10 +45,7 @@ func TestAdminMigrateStore(t *testing.T) {
 	c := client{t, creds.APIBase}
 	token := c.token(creds, "migrate")
 	for i := range 3 {
-		body := fmt.Sprintf(`{"number": "FT M/%d", "emission_date": "2026-11-20", "due_date": "2026-12-20", "type_document_fact": "FT",
-			"supplier": {"street": "Rua A 1", "city": "Lisboa", "postal_zone": "1000-001"},
-			"customer": {"number": %q, "name": "B", "street": "Rua B 2", "city": "Porto", "postal_zone": "4000-001"},
-			"lines": [{"name": "Serviço", "quantity": 1, "price": "10.00", "taxes": [{"tax_percent": 23}]}]}`, i, b.NIF)
+		body := dataInvoice(fmt.Sprintf("FT M/%d", i), b.NIF)
 		if status, v := c.call("POST", "/apps/documents", map[string]string{"Authorization": "Bearer " + token, "entity": a.PublicKey,
 			"Content-Type": "application/json"}, body); status != 201 {
 			t.Fatalf("create %d: %d %v", i, status, v)

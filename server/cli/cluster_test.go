@@ -251,13 +251,6 @@ func createdID(status int, v map[string]any) (string, bool) {
 	return "", false
 }
 
-func clusterInvoice(number, customerNIF string) string {
-	return fmt.Sprintf(`{"number": %q, "emission_date": "2026-11-20", "due_date": "2026-12-20", "type_document_fact": "FT",
-		"supplier": {"street": "Rua A 1", "city": "Lisboa", "postal_zone": "1000-001"},
-		"customer": {"number": %q, "name": "B", "street": "Rua B 2", "city": "Porto", "postal_zone": "4000-001"},
-		"lines": [{"name": "Serviço", "quantity": 1, "price": "10.00", "taxes": [{"tax_percent": 23}]}]}`, number, customerNIF)
-}
-
 // Two processes on one PostgreSQL, 8 clients alternating between them, a webhook for every received
 // document; one process is killed (SIGKILL) in the middle of the load and restarted. Every creation
 // is retried on the other process until it has a definite answer, as an integrator would. At the end
@@ -310,7 +303,7 @@ func TestClusterSurvivesKill(t *testing.T) {
 						t.Errorf("%s: no definite answer after %d attempts", number, attempt)
 						return
 					}
-					status, v, err := issuer.call(target, "POST", "/apps/documents", "application/json", clusterInvoice(number, b.NIF))
+					status, v, err := issuer.call(target, "POST", "/apps/documents", "application/json", dataInvoice(number, b.NIF))
 					if id, ok := createdID(status, v); err == nil && ok {
 						mu.Lock()
 						created[number] = id

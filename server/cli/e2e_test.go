@@ -310,10 +310,7 @@ func TestEndToEndWebhooksSurviveKill(t *testing.T) {
 	tok := c.token(creds, "hooks")
 	const n = 150
 	for i := 0; i < n; i++ {
-		body := fmt.Sprintf(`{"number": "FT H/%d", "emission_date": "2026-11-20", "due_date": "2026-12-20", "type_document_fact": "FT",
-			"supplier": {"street": "Rua A 1", "city": "Lisboa", "postal_zone": "1000-001"},
-			"customer": {"number": %q, "name": "B", "street": "Rua B 2", "city": "Porto", "postal_zone": "4000-001"},
-			"lines": [{"name": "Serviço", "quantity": 1, "price": "10.00", "taxes": [{"tax_percent": 23}]}]}`, i, b.NIF)
+		body := dataInvoice(fmt.Sprintf("FT H/%d", i), b.NIF)
 		if status, v := c.call("POST", "/apps/documents", map[string]string{"Authorization": "Bearer " + tok, "entity": a.PublicKey,
 			"Content-Type": "application/json"}, body); status != 201 {
 			t.Fatalf("create %d: %d %v", i, status, v)
@@ -396,4 +393,12 @@ func TestEndToEndEmailsSurviveKill(t *testing.T) {
 		t.Fatalf("%d distinct messages of %d", len(count), n)
 	}
 	t.Logf("%d messages before the kill, %d after the restart, %d of them a second time", before, len(received), twice)
+}
+
+// dataInvoice is the body of a data-method invoice of 12.30 EUR to the customer with that tax ID.
+func dataInvoice(number, customerNIF string) string {
+	return fmt.Sprintf(`{"number": %q, "emission_date": "2026-11-20", "due_date": "2026-12-20", "type_document_fact": "FT",
+		"supplier": {"street": "Rua A 1", "city": "Lisboa", "postal_zone": "1000-001"},
+		"customer": {"number": %q, "name": "B", "street": "Rua B 2", "city": "Porto", "postal_zone": "4000-001"},
+		"lines": [{"name": "Serviço", "quantity": 1, "price": "10.00", "taxes": [{"tax_percent": 23}]}]}`, number, customerNIF)
 }
