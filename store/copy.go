@@ -414,9 +414,12 @@ func toPostgres(v any, typ string) any {
 		if s, ok := v.(string); ok {
 			return []byte(s)
 		}
-	case "text", "varchar", "bpchar":
-		if b, ok := v.([]byte); ok {
-			return string(b)
+	case "text", "varchar", "bpchar": // as the store binds text (postgresText)
+		switch t := v.(type) {
+		case []byte:
+			return postgresText(string(t))
+		case string:
+			return postgresText(t)
 		}
 	}
 	return v

@@ -66,9 +66,17 @@ func TestCopyToPostgres(t *testing.T) {
 		t.Fatal(err)
 	}
 
+	// Text SQLite kept as sent (a NUL, invalid UTF-8) arrives as the store would bind it on PostgreSQL.
+	if _, err := src.writer.ExecContext(ctx, `UPDATE entities SET name = ? WHERE id = ?`, "A\x00\xff", a.ID); err != nil {
+		t.Fatal(err)
+	}
+
 	counts, err := src.CopyToPostgres(ctx, dst)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if got, err := dst.EntityByID(ctx, a.ID); err != nil || got.Name != "A\uFFFD\uFFFD" {
+		t.Fatalf("text PostgreSQL cannot hold: %q %v", got.Name, err)
 	}
 	rows := map[string]int64{}
 	for _, c := range counts {

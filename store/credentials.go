@@ -235,6 +235,7 @@ func (s *Store) UseNonce(ctx context.Context, credentialID int64, nonce string, 
 func (s *Store) PurgeExpired(ctx context.Context, notBefore time.Time) (int64, error) {
 	var total int64
 	err := s.write(ctx, func(tx *sql.Tx) error {
+		total = 0 // a transaction that runs again counts again
 		for _, q := range []struct {
 			sql  string
 			args []any

@@ -103,8 +103,8 @@ func (c placeholderConn) QueryContext(ctx context.Context, query string, args []
 // neither) has U+FFFD in their place: a lookup by it then finds nothing, as on SQLite, instead of
 // failing, and a header a client sent is kept readable.
 func (c placeholderConn) CheckNamedValue(nv *driver.NamedValue) error {
-	if s, ok := nv.Value.(string); ok && (!utf8.ValidString(s) || strings.IndexByte(s, 0) >= 0) {
-		nv.Value = strings.ToValidUTF8(strings.ReplaceAll(s, "\x00", "\uFFFD"), "\uFFFD")
+	if s, ok := nv.Value.(string); ok {
+		nv.Value = postgresText(s)
 	}
 	if p, ok := nv.Value.(*bool); ok { // an optional flag: NULL when nil
 		nv.Value = nil
@@ -276,4 +276,12 @@ func (s *Store) listenOnce(ctx context.Context, channel string, fn func(string))
 		}
 		fn(n.Payload)
 	}
+}
+
+// postgresText is s as PostgreSQL's text can hold it: invalid UTF-8 and NUL bytes become U+FFFD.
+func postgresText(s string) string {
+	if utf8.ValidString(s) && strings.IndexByte(s, 0) < 0 {
+		return s
+	}
+	return strings.ToValidUTF8(strings.ReplaceAll(s, "\x00", "\uFFFD"), "\uFFFD")
 }

@@ -78,6 +78,14 @@ type migrateReport struct {
 // redactedDSN is the address (a URL or key=value pairs) with its password hidden, fit to print.
 func redactedDSN(dsn string) string {
 	if u, err := url.Parse(dsn); err == nil && u.Scheme != "" {
+		// pgx also takes the password as a parameter of the query.
+		q := u.Query()
+		for _, key := range []string{"password", "sslpassword"} {
+			if q.Has(key) {
+				q.Set(key, "xxxxx")
+				u.RawQuery = q.Encode()
+			}
+		}
 		return u.Redacted()
 	}
 	return passwordPair.ReplaceAllString(dsn, "${1}xxxxx")

@@ -228,10 +228,11 @@ func tableRows(t *testing.T, db *sql.DB, table string) []string {
 
 func TestRedactedDSN(t *testing.T) {
 	for dsn, want := range map[string]string{
-		"postgres://einvoice:s3cret@db/einvoice?sslmode=require": "postgres://einvoice:xxxxx@db/einvoice?sslmode=require",
-		"host=db user=einvoice password=s3cret dbname=einvoice":  "host=db user=einvoice password=xxxxx dbname=einvoice",
-		"host=db password = 'a b\\' c' dbname=einvoice":          "host=db password = xxxxx dbname=einvoice",
-		"host=db dbname=einvoice":                                "host=db dbname=einvoice",
+		"postgres://einvoice:s3cret@db/einvoice?sslmode=require":                          "postgres://einvoice:xxxxx@db/einvoice?sslmode=require",
+		"host=db user=einvoice password=s3cret dbname=einvoice":                           "host=db user=einvoice password=xxxxx dbname=einvoice",
+		"host=db password = 'a b\\' c' dbname=einvoice":                                   "host=db password = xxxxx dbname=einvoice",
+		"host=db dbname=einvoice":                                                         "host=db dbname=einvoice",
+		"postgres://einvoice@db/einvoice?sslmode=require&password=s3cret&sslpassword=k3y": "postgres://einvoice@db/einvoice?password=xxxxx&sslmode=require&sslpassword=xxxxx",
 	} {
 		if got := redactedDSN(dsn); got != want {
 			t.Errorf("redactedDSN(%q) = %q, want %q", dsn, got, want)
