@@ -173,9 +173,7 @@ func (w *Workflow) nextEDIAttempt(n int) string {
 // a positive one completes it, a negative one sends it again on the retry schedule. The answer may come
 // before the attempt it answers is recorded (the delivery is still queued): a positive one counts.
 func (w *Workflow) Acknowledge(ctx context.Context, messageID string, ok bool, detail string) error {
-	if len(detail) > maxReasonLength {
-		detail = detail[:maxReasonLength]
-	}
+	detail = truncate(detail, maxReasonLength)
 	err := w.store.Update(ctx, func(tx *store.Tx) error {
 		d, err := tx.EDIDeliveryByMessageID(messageID)
 		if errors.Is(err, store.ErrNotFound) {

@@ -196,7 +196,8 @@ func (w *Workflow) receiveDocument(ctx context.Context, partner, messageID strin
 		if err := tx.SetEDIReceivedDocument(partner, messageID, doc.ID, kind); err != nil {
 			return err
 		}
-		return w.queueStatus(tx, &doc, store.EDIOrigin{Partner: partner, Connector: kind, MessageID: messageID}, status.Accepted, "")
+		return w.queueStatusOf(tx, &doc, recipient, issuer, aimOf(model),
+			store.EDIOrigin{Partner: partner, Connector: kind, MessageID: messageID}, status.Accepted, "")
 	})
 }
 
@@ -230,13 +231,19 @@ func (w *Workflow) queueStatus(tx *store.Tx, d *store.Document, via store.EDIOri
 	if err != nil {
 		return err
 	}
+	return w.queueStatusOf(tx, d, recipient, issuer, aimOf(model), via, code, description)
+}
+
+// queueStatusOf is queueStatus with the document's parties and AIM identifier at hand.
+func (w *Workflow) queueStatusOf(tx *store.Tx, d *store.Document, recipient, issuer store.Entity, aim string,
+	via store.EDIOrigin, code, description string) error {
 	id := newMessageID()
 	xml, err := status.Build(status.Message{
 		ID: "Response_" + strings.TrimSuffix(id, "@einvoice"), IssuedAt: w.now(),
 		Sender:   status.Party{Name: recipient.Name, Country: recipient.Country, TaxID: recipient.Country + recipient.NIF},
 		Receiver: status.Party{Name: issuer.Name, Country: issuer.Country, TaxID: issuer.Country + issuer.NIF},
 		Code:     code, Description: description,
-		Number: d.Number, UUID: aimOf(model), IssueDate: d.EmissionDate, TypeCode: d.TypeCode,
+		Number: d.Number, UUID: aim, IssueDate: d.EmissionDate, TypeCode: d.TypeCode,
 	})
 	if err != nil {
 		return err

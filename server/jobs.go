@@ -188,11 +188,13 @@ func (r *jobRunner) runBody(j job) {
 	defer cancel()
 	if j.singleton {
 		release, ok, err := r.store.TryLock(ctx, j.name)
-		if err != nil || !ok {
+		if err != nil {
+			r.metrics.jobRuns.WithLabelValues(j.name, "error").Inc()
+			r.log.Error("job lock", "job", j.name, "err", err)
+			return
+		}
+		if !ok {
 			r.metrics.jobRuns.WithLabelValues(j.name, "elsewhere").Inc()
-			if err != nil {
-				r.log.Error("job lock", "job", j.name, "err", err)
-			}
 			return
 		}
 		defer release()

@@ -36,10 +36,23 @@ func countRequest(ctx context.Context, c counter, key string, now time.Time) err
 // newCounter is the counter of limit events per window, then block, for the store's database; name
 // keeps its keys apart from other counters' in the database. A limit of 0 or less counts nothing.
 func newCounter(st *store.Store, name string, limit int, window, block time.Duration) counter {
+	if limit <= 0 {
+		return noLimit{}
+	}
 	if st.Shared() {
 		return storeCounter{st: st, prefix: name + ":", limit: store.CounterLimit{Limit: limit, Window: window, Block: block}}
 	}
 	return newRateLimiter(limit, window, block)
+}
+
+// noLimit allows every event and blocks no key.
+type noLimit struct{}
+
+func (noLimit) allow(context.Context, string, time.Time) (time.Duration, bool, error) {
+	return 0, true, nil
+}
+func (noLimit) blocked(context.Context, string, time.Time) (time.Duration, bool, error) {
+	return 0, false, nil
 }
 
 // storeCounter keeps its counts in the database (store.CountEvent).
@@ -50,16 +63,10 @@ type storeCounter struct {
 }
 
 func (s storeCounter) allow(ctx context.Context, key string, now time.Time) (time.Duration, bool, error) {
-	if s.limit.Limit <= 0 {
-		return 0, true, nil
-	}
 	return s.st.CountEvent(ctx, s.prefix+key, now, s.limit)
 }
 
 func (s storeCounter) blocked(ctx context.Context, key string, now time.Time) (time.Duration, bool, error) {
-	if s.limit.Limit <= 0 {
-		return 0, false, nil
-	}
 	return s.st.CounterBlocked(ctx, s.prefix+key, now)
 }
 
@@ -87,9 +94,6 @@ func newRateLimiter(limit int, window, block time.Duration) *rateLimiter {
 }
 
 func (r *rateLimiter) allow(_ context.Context, key string, now time.Time) (wait time.Duration, ok bool, err error) {
-	if r.limit <= 0 {
-		return 0, true, nil
-	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	b := r.buckets[key]
@@ -116,9 +120,6 @@ func (r *rateLimiter) allow(_ context.Context, key string, now time.Time) (wait 
 }
 
 func (r *rateLimiter) blocked(_ context.Context, key string, now time.Time) (wait time.Duration, blocked bool, err error) {
-	if r.limit <= 0 {
-		return 0, false, nil
-	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if b := r.buckets[key]; b != nil && now.Before(b.blockedUntil) {

@@ -50,15 +50,14 @@ const countEvent = `INSERT INTO counters AS c (key, window_start, window_ms, eve
 // refused, and wait tells how long the key stays blocked. key is bounded by the caller (a credential
 // id, a client address, a clipped client id).
 func (s *Store) CountEvent(ctx context.Context, key string, now time.Time, l CounterLimit) (wait time.Duration, ok bool, err error) {
-	select { // one statement that commits by itself, taking a writer's turn as a transaction would
-	case s.writeTurn <- struct{}{}:
-	case <-ctx.Done():
-		return 0, false, ctx.Err()
+	// One statement that commits by itself, taking a writer's turn as a transaction would.
+	if err := s.takeTurn(ctx); err != nil {
+		return 0, false, err
 	}
 	var events, blockedUntil int64
 	err = s.writer.QueryRowContext(ctx, countEvent, key, now.UnixMilli(), l.Window.Milliseconds(),
 		l.Limit, l.Limit, l.Limit, l.Limit, l.Block.Milliseconds()).Scan(&events, &blockedUntil)
-	<-s.writeTurn
+	s.endTurn()
 	if err != nil {
 		return 0, false, err
 	}

@@ -284,27 +284,40 @@ func (s *Store) StateEvents(ctx context.Context, f EventFilter) ([]StateEvent, i
 // MarkEventsRead marks an entity's events read. Ids that are not the entity's unread events are
 // returned, and nothing is marked, so that a caller learns nothing of other entities' events.
 func (s *Store) MarkEventsRead(ctx context.Context, entityID int64, ids []int64) (unknown []int64, err error) {
+	list, err := json.Marshal(ids)
+	if err != nil {
+		return nil, err
+	}
 	err = s.write(ctx, func(tx *sql.Tx) error {
 		unknown = nil
-		for _, id := range ids { // each event locked: two callers never both mark it read
-			err := tx.QueryRowContext(ctx, `SELECT id FROM state_events WHERE id = ? AND entity_id = ? AND read_at IS NULL`+s.d.forUpdate,
-				id, entityID).Scan(&id)
-			if errors.Is(err, sql.ErrNoRows) {
-				unknown = append(unknown, id)
-			} else if err != nil {
+		// The events are locked: two callers never both mark one read.
+		rows, err := tx.QueryContext(ctx, `SELECT id FROM state_events WHERE id IN (`+s.d.idsIn+`)
+			AND entity_id = ? AND read_at IS NULL`+s.d.forUpdate, string(list), entityID)
+		if err != nil {
+			return err
+		}
+		unread := map[int64]bool{}
+		for rows.Next() {
+			var id int64
+			if err := rows.Scan(&id); err != nil {
+				rows.Close()
 				return err
+			}
+			unread[id] = true
+		}
+		if err := errors.Join(rows.Err(), rows.Close()); err != nil {
+			return err
+		}
+		for _, id := range ids {
+			if !unread[id] {
+				unknown = append(unknown, id)
 			}
 		}
 		if len(unknown) > 0 {
 			return nil
 		}
-		now := s.timestamp()
-		for _, id := range ids {
-			if _, err := tx.ExecContext(ctx, `UPDATE state_events SET read_at = ? WHERE id = ?`, now, id); err != nil {
-				return err
-			}
-		}
-		return nil
+		_, err = tx.ExecContext(ctx, `UPDATE state_events SET read_at = ? WHERE id IN (`+s.d.idsIn+`)`, s.timestamp(), string(list))
+		return err
 	})
 	return unknown, err
 }

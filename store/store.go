@@ -133,14 +133,24 @@ func (s *Store) Ping(ctx context.Context) error {
 
 // write runs fn in one immediate transaction on the writer connection.
 func (s *Store) write(ctx context.Context, fn func(tx *sql.Tx) error) error {
+	if err := s.takeTurn(ctx); err != nil {
+		return err
+	}
+	defer s.endTurn()
+	return s.transaction(ctx, fn)
+}
+
+// takeTurn waits for one of the writers' turns (on SQLite, the one writer's); endTurn gives it back.
+func (s *Store) takeTurn(ctx context.Context) error {
 	select {
 	case s.writeTurn <- struct{}{}:
+		return nil
 	case <-ctx.Done():
 		return ctx.Err()
 	}
-	defer func() { <-s.writeTurn }()
-	return s.transaction(ctx, fn)
 }
+
+func (s *Store) endTurn() { <-s.writeTurn }
 
 // transaction runs fn in one transaction; a panic in fn rolls it back before it goes on. On
 // PostgreSQL, a transaction that lost a race with another (a deadlock) runs again.
@@ -211,12 +221,10 @@ func (w *queuedWrite) capture(f func() error) {
 // whole transaction): its statements use a context that is never cancelled.
 func (s *Store) writeGrouped(ctx context.Context, fn func(tx *sql.Tx) error) error {
 	if s.d.shared { // PostgreSQL runs the writes side by side
-		select {
-		case s.writeTurn <- struct{}{}:
-		case <-ctx.Done():
-			return ctx.Err()
+		if err := s.takeTurn(ctx); err != nil {
+			return err
 		}
-		defer func() { <-s.writeTurn }()
+		defer s.endTurn()
 		return s.transaction(context.WithoutCancel(ctx), fn)
 	}
 	w := &queuedWrite{ctx: ctx, fn: fn, done: make(chan struct{})}

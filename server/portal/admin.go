@@ -1,7 +1,6 @@
 package portal
 
 import (
-	"io"
 	"net/http"
 	"net/url"
 	"slices"
@@ -522,18 +521,12 @@ func (p *Portal) importSeal(c echo.Context) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	fh, err := c.FormFile("file")
+	data, err := formFile(c, "file", server.MaxSealFile)
 	if err != nil {
+		return "", err
+	}
+	if data == nil {
 		return "", server.FieldErrors{"file": {Code: server.CodeRequired}}
-	}
-	f, err := fh.Open()
-	if err != nil {
-		return "", err
-	}
-	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, server.MaxSealFile+1))
-	if err != nil {
-		return "", err
 	}
 	_, err = p.wf.ImportSeal(c.Request().Context(), entity, data, c.FormValue("password"))
 	return "/portal/admin/seals", err

@@ -236,15 +236,7 @@ func (p *Portal) list(side string) echo.HandlerFunc {
 		for _, d := range docs {
 			v.Rows = append(v.Rows, documentRow(d, side, lang))
 		}
-		page := f.Offset/f.Limit + 1
-		pages := max(1, (total+f.Limit-1)/f.Limit)
-		v.Pager = web.Pager{Page: page, Pages: pages, First: f.Offset + 1, Last: f.Offset + len(docs)}
-		if page > 1 {
-			v.Pager.Prev = withParam(q, "page", strconv.Itoa(page-1))
-		}
-		if page < pages {
-			v.Pager.Next = withParam(q, "page", strconv.Itoa(page+1))
-		}
+		v.Pager = pager(q, f.Offset/f.Limit+1, total, f.Limit, len(docs))
 		export := url.Values{}
 		for k, vals := range q {
 			if k != "page" && k != "rows" {

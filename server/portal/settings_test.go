@@ -133,7 +133,7 @@ func TestSettingsFormsPostRedirectAndRefuse(t *testing.T) {
 		t.Fatalf("new webhook: %d", resp.StatusCode)
 	}
 	if resp, body := b.do(http.MethodPost, "/portal/settings/webhooks", url.Values{"url": {"https://x.example"}, "key": {"short"},
-		"events": {"document.received"}}); resp.StatusCode != 400 || !strings.Contains(body, `data-code="e302"`) {
+		"events": {"document.received"}}); resp.StatusCode != 400 || !strings.Contains(body, `data-code="`+server.CodeInvalidValue.ID+`"`) {
 		t.Fatalf("short key: %d", resp.StatusCode)
 	}
 	hooks, _ := s.st.Webhooks(ctx, s.stranger.ID)
@@ -175,7 +175,7 @@ func TestSettingsFormsPostRedirectAndRefuse(t *testing.T) {
 		t.Fatalf("notifications %+v", n)
 	}
 	if resp, body := b.do(http.MethodPost, "/portal/settings/mail", url.Values{"reply_to": {"contas"}}); resp.StatusCode != 400 ||
-		!regexp.MustCompile(`name="reply_to"[^>]*value="contas">\s*<span class="field-error" data-code="e302"`).MatchString(body) {
+		!regexp.MustCompile(`name="reply_to"[^>]*value="contas">\s*<span class="field-error" data-code="`+server.CodeInvalidValue.ID+`"`).MatchString(body) {
 		t.Fatalf("bad reply-to: %d", resp.StatusCode)
 	}
 	if resp, _ := b.do(http.MethodPost, "/portal/settings/mail", url.Values{"from_name": {"Outra Faturação"}, "reply_to": {"contas@outra.example"}}); resp.StatusCode != http.StatusSeeOther {
@@ -187,7 +187,7 @@ func TestSettingsFormsPostRedirectAndRefuse(t *testing.T) {
 		t.Fatalf("add user: %d", resp.StatusCode)
 	}
 	if resp, body := b.do(http.MethodPost, "/portal/settings/users/outra/role", url.Values{"role": {"viewer"}}); resp.StatusCode != 400 ||
-		!strings.Contains(body, `data-code="e394"`) {
+		!strings.Contains(body, `data-code="`+server.CodeOwnUser.ID+`"`) {
 		t.Fatalf("own role: %d", resp.StatusCode)
 	}
 	if resp, _ := b.do(http.MethodPost, "/portal/settings/users/contabilista/disable", url.Values{"disabled": {"1"}}); resp.StatusCode != http.StatusSeeOther {
