@@ -3,6 +3,7 @@ package server
 import (
 	"cmp"
 	"context"
+	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"strconv"
@@ -489,9 +490,9 @@ func (s *Server) documentViews(ctx context.Context, docs []store.Document, viewe
 	return out, nil
 }
 
-// decodedModels keeps the models of the documents viewed lately, by their stored data: lists show the
-// same documents again and again, and decoding a model costs more than the rest of its view. A
-// document's data changes only with an edit, which then is another key. The models are shared: they
+// decodedModels keeps the models of the documents viewed lately, by the hash of their stored data: lists
+// show the same documents again and again, and decoding a model costs more than the rest of its view.
+// A document's data changes only with an edit, which then is another key. The models are shared: they
 // are only read.
 var decodedModels modelCache
 
@@ -502,16 +503,17 @@ const modelCacheSize = 1024
 // model found in the older one moves to the newer.
 type modelCache struct {
 	mu           sync.Mutex
-	newer, older map[string]*ubl.Document
+	newer, older map[[sha256.Size]byte]*ubl.Document
 }
 
 // model decodes stored data, or finds it decoded.
 func (c *modelCache) model(data []byte) (*ubl.Document, error) {
+	key := sha256.Sum256(data)
 	c.mu.Lock()
-	m, ok := c.newer[string(data)]
+	m, ok := c.newer[key]
 	if !ok {
-		if m, ok = c.older[string(data)]; ok {
-			c.keep(string(data), m)
+		if m, ok = c.older[key]; ok {
+			c.keep(key, m)
 		}
 	}
 	c.mu.Unlock()
@@ -523,19 +525,19 @@ func (c *modelCache) model(data []byte) (*ubl.Document, error) {
 		return nil, err
 	}
 	c.mu.Lock()
-	c.keep(string(data), m)
+	c.keep(key, m)
 	c.mu.Unlock()
 	return m, nil
 }
 
-func (c *modelCache) keep(data string, m *ubl.Document) {
+func (c *modelCache) keep(key [sha256.Size]byte, m *ubl.Document) {
 	if len(c.newer) >= modelCacheSize {
 		c.older, c.newer = c.newer, nil
 	}
 	if c.newer == nil {
-		c.newer = make(map[string]*ubl.Document, modelCacheSize)
+		c.newer = make(map[[sha256.Size]byte]*ubl.Document, modelCacheSize)
 	}
-	c.newer[data] = m
+	c.newer[key] = m
 }
 
 // orNull is a text that is null when empty.
