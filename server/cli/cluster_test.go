@@ -128,6 +128,7 @@ func (rc *webhookReceiver) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	time.Sleep(30 * time.Millisecond)
 	select {
 	case <-held:
+	case <-r.Context().Done(): // the sender is gone
 	case <-time.After(30 * time.Second):
 	}
 	rc.mu.Lock()
@@ -141,6 +142,13 @@ func (rc *webhookReceiver) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		rc.gone++
 	}
 	rc.mu.Unlock()
+}
+
+// goneCount is how many deliveries were dropped by their sender before they were answered.
+func (rc *webhookReceiver) goneCount() int {
+	rc.mu.Lock()
+	defer rc.mu.Unlock()
+	return rc.gone
 }
 
 // deliveringProcess is which of the processes has a delivery under way (held), or -1.
@@ -338,6 +346,8 @@ func TestClusterSurvivesKill(t *testing.T) {
 	}
 	procs[victim].cmd.Process.Kill()
 	<-procs[victim].done
+	for wait := time.Now().Add(5 * time.Second); rc.goneCount() == 0 && time.Now().Before(wait); time.Sleep(10 * time.Millisecond) {
+	}
 	close(release)
 	time.Sleep(time.Second) // the load goes on against the other process alone
 	procs[victim], _ = startMember(t, data, config, victim)
