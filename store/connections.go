@@ -120,7 +120,7 @@ func (t *Tx) CreateConnection(n NewConnection) (Connection, error) {
 		n.Kind = "standard"
 	}
 	var id int64
-	err := t.tx.QueryRowContext(t.ctx, `INSERT INTO connections (reference, from_entity_id, from_country, from_nif,
+	err := t.queryRow(`INSERT INTO connections (reference, from_entity_id, from_country, from_nif,
 		from_name, to_entity_id, to_country, to_nif, to_name, state, kind, person, partner, upstream, operator_entity_id,
 		operator_email, observation, created_at, updated_at)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING RETURNING id`,
@@ -145,7 +145,7 @@ func (s *Store) ConnectionByID(ctx context.Context, id int64) (Connection, error
 
 // ConnectionByID finds a connection by its id in the transaction.
 func (t *Tx) ConnectionByID(id int64) (Connection, error) {
-	return scanConnection(t.ids, t.tx.QueryRowContext(t.ctx, connectionSelect+` WHERE c.id = ?`, id))
+	return scanConnection(t.ids, t.queryRow(connectionSelect+` WHERE c.id = ?`, id))
 }
 
 // SetConnectionState moves a connection to a new state; a reason is recorded with it when given.
@@ -188,7 +188,7 @@ func (t *Tx) ChangeConnection(id int64, ch ConnectionChange) (Connection, error)
 		set += `, upstream = ?`
 		args = append(args, *ch.Upstream)
 	}
-	res, err := t.tx.ExecContext(t.ctx, `UPDATE connections SET `+set+` WHERE id = ?`, append(args, id)...)
+	res, err := t.exec(`UPDATE connections SET `+set+` WHERE id = ?`, append(args, id)...)
 	if err != nil {
 		return Connection{}, err
 	}

@@ -8,6 +8,8 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+
+	"github.com/jackc/pgx/v5"
 )
 
 // Document states (state_document.alias in the API).
@@ -372,18 +374,121 @@ type Tx struct {
 	ids      *publicIDs
 	d        *dialect
 	webhooks int64 // webhook deliveries queued in this transaction
+
+	pipe    pipeline       // PostgreSQL: sends the pending writes together; nil on SQLite
+	pending []pendingWrite // writes not sent yet (PostgreSQL)
+	failed  error          // the error of pending writes sent before a read
+}
+
+// pendingWrite is a write whose outcome the transaction needs only at its end (an insert of history,
+// events, outbox rows, files); rows, when set, gets the number of rows it wrote.
+type pendingWrite struct {
+	query string
+	args  []any
+	rows  *int64
 }
 
 // QueuedWebhooks is how many webhook deliveries the transaction has queued so far.
-func (t *Tx) QueuedWebhooks() int64 { return t.webhooks }
+func (t *Tx) QueuedWebhooks() int64 {
+	t.flushBeforeRead()
+	return t.webhooks
+}
+
+// later runs a write whose outcome the transaction needs only when it commits. On PostgreSQL it
+// waits until the transaction's next statement or its end, and the writes waiting then go to the
+// server together, in one round trip; on SQLite (no network) it runs at once. rows, when not nil,
+// is added the number of rows the write wrote.
+func (t *Tx) later(rows *int64, query string, args ...any) error {
+	if t.pipe == nil {
+		res, err := t.tx.ExecContext(t.ctx, query, args...)
+		if err == nil && rows != nil {
+			var n int64
+			n, err = res.RowsAffected()
+			*rows += n
+		}
+		return err
+	}
+	t.pending = append(t.pending, pendingWrite{query: query, args: args, rows: rows})
+	return nil
+}
+
+// flush sends the pending writes, in their order, in one round trip.
+func (t *Tx) flush() error {
+	if len(t.pending) == 0 {
+		return nil
+	}
+	pending := t.pending
+	t.pending = nil
+	return t.pipe(func(c *pgx.Conn) error {
+		b := &pgx.Batch{}
+		for _, w := range pending {
+			b.Queue(dollarPlaceholders(w.query), postgresArgs(w.args)...)
+		}
+		results := c.SendBatch(t.ctx, b)
+		for _, w := range pending {
+			tag, err := results.Exec()
+			if err != nil {
+				results.Close()
+				return err
+			}
+			if w.rows != nil {
+				*w.rows += tag.RowsAffected()
+			}
+		}
+		return results.Close()
+	})
+}
+
+// flushBeforeRead sends the pending writes before a statement that may read them. Their error is kept
+// as the transaction's (the statement itself then fails too: the transaction is aborted).
+func (t *Tx) flushBeforeRead() {
+	if err := t.flush(); err != nil && t.failed == nil {
+		t.failed = err
+	}
+}
+
+// exec, query and queryRow run a statement of the transaction after the pending writes.
+func (t *Tx) exec(query string, args ...any) (sql.Result, error) {
+	t.flushBeforeRead()
+	return t.tx.ExecContext(t.ctx, query, args...)
+}
+
+func (t *Tx) query(query string, args ...any) (*sql.Rows, error) {
+	t.flushBeforeRead()
+	return t.tx.QueryContext(t.ctx, query, args...)
+}
+
+func (t *Tx) queryRow(query string, args ...any) *sql.Row {
+	t.flushBeforeRead()
+	return t.tx.QueryRowContext(t.ctx, query, args...)
+}
+
+// reads is the transaction as the reading helpers shared with the Store take it (a querier).
+type reads struct{ t *Tx }
+
+func (r reads) QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
+	return r.t.query(query, args...)
+}
+
+func (r reads) QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row {
+	return r.t.queryRow(query, args...)
+}
 
 // Update runs fn in one immediate write transaction; an error from fn rolls everything back. Updates
 // that arrive together are committed together (see writeGrouped); once fn runs, its statements are
 // not interrupted by the end of ctx. On PostgreSQL, fn runs again when its transaction lost a race
 // with another one (a deadlock, a key made meanwhile): what it collects outside starts over with it.
 func (s *Store) Update(ctx context.Context, fn func(*Tx) error) error {
-	return s.writeGrouped(ctx, func(tx *sql.Tx) error {
-		return fn(&Tx{ctx: context.WithoutCancel(ctx), tx: tx, now: s.timestamp(), ids: s.ids, d: &s.d})
+	return s.writeGrouped(ctx, func(tx *sql.Tx, pipe pipeline) error {
+		t := &Tx{ctx: context.WithoutCancel(ctx), tx: tx, now: s.timestamp(), ids: s.ids, d: &s.d, pipe: pipe}
+		err := fn(t)
+		if t.failed != nil { // what failed first, rather than the aborted transaction's later errors
+			return t.failed
+		}
+		if err != nil {
+			return err
+		}
+		return t.flush()
 	})
 }
 
@@ -392,26 +497,26 @@ func (t *Tx) Now() string { return t.now }
 
 // EntityByNIF finds an entity by country and tax ID.
 func (t *Tx) EntityByNIF(country, nif string) (Entity, error) {
-	return scanEntity(t.tx.QueryRowContext(t.ctx, `SELECT `+entityColumns+` FROM entities WHERE country = ? AND nif = ?`, country, nif))
+	return scanEntity(t.queryRow(`SELECT `+entityColumns+` FROM entities WHERE country = ? AND nif = ?`, country, nif))
 }
 
 // ConnectionBetween finds the connection between two entities, whichever asked for it.
 func (t *Tx) ConnectionBetween(a, b int64) (Connection, error) {
-	return scanConnection(t.ids, t.tx.QueryRowContext(t.ctx, connectionSelect+`
+	return scanConnection(t.ids, t.queryRow(connectionSelect+`
 		WHERE (c.from_entity_id = ? AND c.to_entity_id = ?) OR (c.from_entity_id = ? AND c.to_entity_id = ?)
 		ORDER BY c.id LIMIT 1`, a, b, b, a))
 }
 
 // RecipientRules lists the fields an entity requires on the documents it receives.
 func (t *Tx) RecipientRules(entityID int64) ([]string, error) {
-	return recipientRules(t.ctx, t.tx, entityID)
+	return recipientRules(t.ctx, reads{t}, entityID)
 }
 
 // DocumentByKey finds an issuer's document by its natural key, locked as DocumentByID locks it. When
 // there is none, another transaction may make it meanwhile: SaveDocument then has the transaction run
 // again, to find it.
 func (t *Tx) DocumentByKey(issuerID int64, number, typeCode, emissionDate string) (Document, error) {
-	return scanDocument(t.ids, t.tx.QueryRowContext(t.ctx, `SELECT `+documentColumns+` FROM documents
+	return scanDocument(t.ids, t.queryRow(`SELECT `+documentColumns+` FROM documents
 		WHERE issuer_id = ? AND number = ? AND type_code = ? AND emission_date = ?`+t.d.forUpdate, issuerID, number, typeCode, emissionDate))
 }
 
@@ -435,7 +540,7 @@ func (t *Tx) SaveDocument(d *Document) error {
 		d.DisablePDFSign, d.Edits, nullText(d.ImportedAt), d.HasPDF}
 	var row *sql.Row
 	if d.ID == 0 {
-		row = t.tx.QueryRowContext(t.ctx, `INSERT INTO documents (issuer_id, recipient_id, kind, type_code, number,
+		row = t.queryRow(`INSERT INTO documents (issuer_id, recipient_id, kind, type_code, number,
 			emission_date, currency, supplier_country, supplier_nif, supplier_name, customer_country, customer_nif,
 			customer_name, payable_amount, state, edi_state, to_send_status, method, send_by_email, email_addresses,
 			disable_xml_sign, disable_pdf_sign, edits, imported_at, has_pdf, created_at, updated_at)
@@ -443,7 +548,7 @@ func (t *Tx) SaveDocument(d *Document) error {
 			ON CONFLICT (issuer_id, number, type_code, emission_date) DO NOTHING RETURNING `+documentColumns,
 			append(args, t.now, t.now)...)
 	} else {
-		row = t.tx.QueryRowContext(t.ctx, `UPDATE documents SET issuer_id = ?, recipient_id = ?, kind = ?, type_code = ?,
+		row = t.queryRow(`UPDATE documents SET issuer_id = ?, recipient_id = ?, kind = ?, type_code = ?,
 			number = ?, emission_date = ?, currency = ?, supplier_country = ?, supplier_nif = ?, supplier_name = ?,
 			customer_country = ?, customer_nif = ?, customer_name = ?, payable_amount = ?, state = ?, edi_state = ?,
 			to_send_status = ?, method = ?, send_by_email = ?, email_addresses = ?, disable_xml_sign = ?,
@@ -457,7 +562,7 @@ func (t *Tx) SaveDocument(d *Document) error {
 		return err
 	}
 	if d.Data != nil {
-		if _, err := t.tx.ExecContext(t.ctx, `INSERT INTO document_data (document_id, data) VALUES (?, ?)
+		if err := t.later(nil, `INSERT INTO document_data (document_id, data) VALUES (?, ?)
 			ON CONFLICT (document_id) DO UPDATE SET data = excluded.data`, saved.ID, string(d.Data)); err != nil {
 			return err
 		}
@@ -483,7 +588,7 @@ func nonNil(s []string) []string {
 
 // ReplaceFiles stores a document's files instead of those it had.
 func (t *Tx) ReplaceFiles(documentID int64, files []File) error {
-	if _, err := t.tx.ExecContext(t.ctx, `DELETE FROM document_files WHERE document_id = ?`, documentID); err != nil {
+	if _, err := t.exec(`DELETE FROM document_files WHERE document_id = ?`, documentID); err != nil {
 		return err
 	}
 	return t.AddFiles(documentID, files)
@@ -501,7 +606,7 @@ func (t *Tx) AddFiles(documentID int64, files []File) error {
 			args = append(args, documentID, f.Role, f.Name, f.MIME, len(f.Content), sum[:], f.Content, t.now)
 		}
 		values := strings.Repeat(", (?, ?, ?, ?, ?, ?, ?, ?)", len(batch))[2:]
-		if _, err := t.tx.ExecContext(t.ctx, `INSERT INTO document_files (document_id, role, name, mime, size, sha256,
+		if err := t.later(nil, `INSERT INTO document_files (document_id, role, name, mime, size, sha256,
 			content, created_at) VALUES `+values, args...); err != nil {
 			return err
 		}
@@ -512,12 +617,12 @@ func (t *Tx) AddFiles(documentID int64, files []File) error {
 // AddFile stores one more file of a document.
 func (t *Tx) AddFile(f File) error {
 	sum := sha256.Sum256(f.Content)
-	if _, err := t.tx.ExecContext(t.ctx, `INSERT INTO document_files (document_id, role, name, mime, size, sha256, content, created_at)
+	if _, err := t.exec(`INSERT INTO document_files (document_id, role, name, mime, size, sha256, content, created_at)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?)`, f.DocumentID, f.Role, f.Name, f.MIME, len(f.Content), sum[:], f.Content, t.now); err != nil {
 		return err
 	}
 	if f.Role == FilePDF {
-		_, err := t.tx.ExecContext(t.ctx, `UPDATE documents SET has_pdf = 1 WHERE id = ?`, f.DocumentID)
+		_, err := t.exec(`UPDATE documents SET has_pdf = 1 WHERE id = ?`, f.DocumentID)
 		return err
 	}
 	return nil
@@ -535,10 +640,9 @@ func (t *Tx) AddHistory(h HistoryEntry) error {
 	}
 	// The entry belongs to the document's recipient now (written here rather than by the trigger that
 	// would otherwise update the new row).
-	_, err := t.tx.ExecContext(t.ctx, `INSERT INTO document_history (document_id, kind, state, description, data, created_at,
+	return t.later(nil, `INSERT INTO document_history (document_id, kind, state, description, data, created_at,
 		recipient_id) VALUES (?, ?, ?, ?, ?, ?, (SELECT recipient_id FROM documents WHERE id = ?))`,
 		h.DocumentID, h.Kind, state, h.Description, data, t.now, h.DocumentID)
-	return err
 }
 
 // AddStateEvent records a state change for the issuer's states report.
@@ -547,9 +651,8 @@ func (t *Tx) AddStateEvent(e StateEvent) error {
 	if e.PreviousState != "" {
 		previous = e.PreviousState
 	}
-	_, err := t.tx.ExecContext(t.ctx, `INSERT INTO state_events (entity_id, document_id, state, previous_state, edi_state,
+	return t.later(nil, `INSERT INTO state_events (entity_id, document_id, state, previous_state, edi_state,
 		created_at) VALUES (?, ?, ?, ?, ?, ?)`, e.EntityID, e.DocumentID, e.State, previous, e.EDIState, t.now)
-	return err
 }
 
 // Enqueue adds work for the background jobs, to be done once this transaction commits.
@@ -558,9 +661,8 @@ func (t *Tx) Enqueue(kind string, entityID, documentID int64, payload any) error
 	if err != nil {
 		return err
 	}
-	_, err = t.tx.ExecContext(t.ctx, `INSERT INTO outbox (kind, entity_id, document_id, payload, next_attempt_at,
+	return t.later(nil, `INSERT INTO outbox (kind, entity_id, document_id, payload, next_attempt_at,
 		created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)`, kind, nullID(entityID), nullID(documentID), string(body), t.now, t.now, t.now)
-	return err
 }
 
 func nullID(id int64) any {
@@ -573,7 +675,7 @@ func nullID(id int64) any {
 // Spend takes amount transactions from an entity's balance and records why; the balance may not go
 // below zero unless allowNegative.
 func (t *Tx) Spend(entityID, documentID, amount int64, reason string, allowNegative bool) error {
-	res, err := t.tx.ExecContext(t.ctx, `UPDATE entities SET transactions = transactions - ?, updated_at = ?
+	res, err := t.exec(`UPDATE entities SET transactions = transactions - ?, updated_at = ?
 		WHERE id = ? AND (? = 1 OR transactions >= ?)`, amount, t.now, entityID, allowNegative, amount)
 	if err != nil {
 		return err
@@ -581,7 +683,7 @@ func (t *Tx) Spend(entityID, documentID, amount int64, reason string, allowNegat
 	if n, err := res.RowsAffected(); err != nil || n == 0 {
 		return fmt.Errorf("entity %d: not enough transactions: %w", entityID, ErrConflict)
 	}
-	_, err = t.tx.ExecContext(t.ctx, `INSERT INTO transactions (entity_id, document_id, amount, reason, created_at)
+	_, err = t.exec(`INSERT INTO transactions (entity_id, document_id, amount, reason, created_at)
 		VALUES (?, ?, ?, ?, ?)`, entityID, nullID(documentID), -amount, reason, t.now)
 	return err
 }

@@ -67,7 +67,7 @@ func (t *Tx) QueueEDI(d EDIDelivery) error {
 	if len(d.Payload) > 0 {
 		payload = d.Payload
 	}
-	_, err := t.tx.ExecContext(t.ctx, `INSERT INTO edi_deliveries (document_id, version, kind, connector, partner,
+	_, err := t.exec(`INSERT INTO edi_deliveries (document_id, version, kind, connector, partner,
 		from_nif, to_nif, message_id, payload, next_at, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 		d.DocumentID, d.Version, d.Kind, d.Connector, d.Partner, d.FromNIF, d.ToNIF, d.MessageID, payload, t.now, t.now, t.now)
 	return mapError(err)
@@ -110,7 +110,7 @@ func (t *Tx) RecordEDIAttempt(id int64, o EDIOutcome) error {
 	if next == "" {
 		next = t.now
 	}
-	_, err := t.tx.ExecContext(t.ctx, `UPDATE edi_deliveries SET state = ?, next_at = ?, last_error = ?, lease_until = NULL,
+	_, err := t.exec(`UPDATE edi_deliveries SET state = ?, next_at = ?, last_error = ?, lease_until = NULL,
 		attempts = attempts + 1, remote_id = CASE WHEN ? = '' THEN remote_id ELSE ? END, updated_at = ? WHERE id = ? AND state != 'done'`,
 		o.State, next, nullText(o.Error), o.RemoteID, o.RemoteID, t.now, id)
 	return err
@@ -122,7 +122,7 @@ func (t *Tx) RescheduleEDI(id int64, state, nextAt, detail string) error {
 	if nextAt == "" {
 		nextAt = t.now
 	}
-	_, err := t.tx.ExecContext(t.ctx, `UPDATE edi_deliveries SET state = ?, next_at = ?, last_error = ?, lease_until = NULL,
+	_, err := t.exec(`UPDATE edi_deliveries SET state = ?, next_at = ?, last_error = ?, lease_until = NULL,
 		updated_at = ? WHERE id = ?`, state, nextAt, nullText(detail), t.now, id)
 	return err
 }
@@ -130,14 +130,14 @@ func (t *Tx) RescheduleEDI(id int64, state, nextAt, detail string) error {
 // SetEDIState moves a delivery that was already attempted (an acknowledgement came, a remote state was
 // read); remoteState is kept when empty.
 func (t *Tx) SetEDIState(id int64, state, remoteState, detail string) error {
-	_, err := t.tx.ExecContext(t.ctx, `UPDATE edi_deliveries SET state = ?, remote_state = CASE WHEN ? = '' THEN remote_state ELSE ? END,
+	_, err := t.exec(`UPDATE edi_deliveries SET state = ?, remote_state = CASE WHEN ? = '' THEN remote_state ELSE ? END,
 		last_error = coalesce(?, last_error), updated_at = ? WHERE id = ?`, state, remoteState, remoteState, nullText(detail), t.now, id)
 	return err
 }
 
 // EDIDeliveryByMessageID finds a delivery by its message id, locked until the transaction ends.
 func (t *Tx) EDIDeliveryByMessageID(messageID string) (EDIDelivery, error) {
-	return scanEDI(t.tx.QueryRowContext(t.ctx, `SELECT `+ediColumns+` FROM edi_deliveries WHERE message_id = ?`+t.d.forUpdate, messageID))
+	return scanEDI(t.queryRow(`SELECT `+ediColumns+` FROM edi_deliveries WHERE message_id = ?`+t.d.forUpdate, messageID))
 }
 
 // EDIFilter selects deliveries: of one document, in one state (zero values: any), newest first.
@@ -156,7 +156,7 @@ func (s *Store) EDIDeliveries(ctx context.Context, f EDIFilter) ([]EDIDelivery, 
 
 // ReceiveEDI records a message a partner sent; false when the partner sent this message id before.
 func (t *Tx) ReceiveEDI(partner, messageID, kind string) (bool, error) {
-	res, err := t.tx.ExecContext(t.ctx, `INSERT INTO edi_received (partner, message_id, kind, received_at)
+	res, err := t.exec(`INSERT INTO edi_received (partner, message_id, kind, received_at)
 		VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING`, partner, messageID, kind, t.now)
 	if err != nil {
 		return false, err
@@ -168,7 +168,7 @@ func (t *Tx) ReceiveEDI(partner, messageID, kind string) (bool, error) {
 // SetEDIReceivedDocument ties a received message to the document it became or is about, and to the
 // connector kind it came through (kept when empty).
 func (t *Tx) SetEDIReceivedDocument(partner, messageID string, documentID int64, connector string) error {
-	_, err := t.tx.ExecContext(t.ctx, `UPDATE edi_received SET document_id = ?, connector = CASE WHEN ? = '' THEN connector ELSE ? END
+	_, err := t.exec(`UPDATE edi_received SET document_id = ?, connector = CASE WHEN ? = '' THEN connector ELSE ? END
 		WHERE partner = ? AND message_id = ?`, documentID, connector, connector, partner, messageID)
 	return err
 }
@@ -182,7 +182,7 @@ type EDIOrigin struct {
 // ErrNotFound for any other document.
 func (t *Tx) EDIOriginOf(documentID int64) (EDIOrigin, error) {
 	var o EDIOrigin
-	err := t.tx.QueryRowContext(t.ctx, `SELECT partner, connector, message_id FROM edi_received
+	err := t.queryRow(`SELECT partner, connector, message_id FROM edi_received
 		WHERE document_id = ? AND kind = 'document' ORDER BY received_at DESC, `+t.d.insertOrder+` DESC LIMIT 1`, documentID).
 		Scan(&o.Partner, &o.Connector, &o.MessageID)
 	return o, mapError(err)
@@ -191,7 +191,7 @@ func (t *Tx) EDIOriginOf(documentID int64) (EDIOrigin, error) {
 // ExternalConnection finds the connection between an entity here and an external tax ID, whichever
 // side asked.
 func (t *Tx) ExternalConnection(entityID int64, country, nif string) (Connection, error) {
-	return scanConnection(t.ids, t.tx.QueryRowContext(t.ctx, connectionSelect+`
+	return scanConnection(t.ids, t.queryRow(connectionSelect+`
 		WHERE (c.from_entity_id = ? AND c.to_entity_id IS NULL AND c.to_country = ? AND c.to_nif = ?)
 		   OR (c.to_entity_id = ? AND c.from_entity_id IS NULL AND c.from_country = ? AND c.from_nif = ?)
 		ORDER BY c.state = 'approved' DESC, c.id LIMIT 1`, entityID, country, nif, entityID, country, nif))
@@ -200,7 +200,7 @@ func (t *Tx) ExternalConnection(entityID int64, country, nif string) (Connection
 // IsExternalIssuer tells whether an entity exists here only as the issuer of documents received
 // from EDI partners.
 func (t *Tx) IsExternalIssuer(entityID int64) (bool, error) {
-	return isExternalIssuer(t.ctx, t.tx, entityID)
+	return isExternalIssuer(t.ctx, reads{t}, entityID)
 }
 
 // ExternalIssuer is the entity standing for an external issuer of received documents: the entity
@@ -210,7 +210,7 @@ func (t *Tx) ExternalIssuer(country, nif, name, partner string, test bool) (Enti
 	if !errors.Is(err, ErrNotFound) {
 		return e, err
 	}
-	e, err = scanEntity(t.tx.QueryRowContext(t.ctx, `INSERT INTO entities (name, country, nif, public_key, test_entity,
+	e, err = scanEntity(t.queryRow(`INSERT INTO entities (name, country, nif, public_key, test_entity,
 		created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (country, nif) DO NOTHING RETURNING `+entityColumns,
 		name, country, nif, RandomToken(20), test, t.now, t.now))
 	if errors.Is(err, ErrNotFound) {
@@ -218,26 +218,26 @@ func (t *Tx) ExternalIssuer(country, nif, name, partner string, test bool) (Enti
 	} else if err != nil {
 		return e, err
 	}
-	_, err = t.tx.ExecContext(t.ctx, `INSERT INTO external_issuers (entity_id, partner) VALUES (?, ?)`, e.ID, partner)
+	_, err = t.exec(`INSERT INTO external_issuers (entity_id, partner) VALUES (?, ?)`, e.ID, partner)
 	return e, err
 }
 
 // EntityByID finds an entity by its id in the transaction.
 func (t *Tx) EntityByID(id int64) (Entity, error) {
-	return scanEntity(t.tx.QueryRowContext(t.ctx, `SELECT `+entityColumns+` FROM entities WHERE id = ?`, id))
+	return scanEntity(t.queryRow(`SELECT `+entityColumns+` FROM entities WHERE id = ?`, id))
 }
 
 // DocumentData reads the stored model of a document.
 func (t *Tx) DocumentData(id int64) ([]byte, error) {
 	var data string
-	err := t.tx.QueryRowContext(t.ctx, `SELECT data FROM document_data WHERE document_id = ?`, id).Scan(&data)
+	err := t.queryRow(`SELECT data FROM document_data WHERE document_id = ?`, id).Scan(&data)
 	return []byte(data), mapError(err)
 }
 
 // EDIDocumentsByNumber finds the documents of a number delivered through a partner (from the tax ID
 // fromNIF, with its country prefix, unless empty), newest first, locked until the transaction ends.
 func (t *Tx) EDIDocumentsByNumber(partner, fromNIF, number string) ([]Document, error) {
-	rows, err := t.tx.QueryContext(t.ctx, `SELECT `+documentColumns+` FROM documents d WHERE d.number = ?
+	rows, err := t.query(`SELECT `+documentColumns+` FROM documents d WHERE d.number = ?
 		AND EXISTS (SELECT 1 FROM edi_deliveries e WHERE e.document_id = d.id AND e.kind = 'document' AND e.partner = ?
 			AND (? = '' OR e.from_nif = ?)) ORDER BY d.id DESC LIMIT 20`+t.d.forUpdate, number, partner, fromNIF, fromNIF)
 	if err != nil {
@@ -258,7 +258,7 @@ func (t *Tx) EDIDocumentsByNumber(partner, fromNIF, number string) ([]Document, 
 // EDIDeliveryByRemoteID finds the document delivery a partner knows by its own id, locked until the
 // transaction ends.
 func (t *Tx) EDIDeliveryByRemoteID(connector, partner, remoteID string) (EDIDelivery, error) {
-	return scanEDI(t.tx.QueryRowContext(t.ctx, `SELECT `+ediColumns+` FROM edi_deliveries
+	return scanEDI(t.queryRow(`SELECT `+ediColumns+` FROM edi_deliveries
 		WHERE connector = ? AND partner = ? AND remote_id = ? ORDER BY id DESC LIMIT 1`+t.d.forUpdate, connector, partner, remoteID))
 }
 

@@ -79,7 +79,7 @@ func (s *Store) scanEmails(rows *sql.Rows, err error) ([]Email, error) {
 func (t *Tx) QueueEmails(documentID, entityID int64, lang string, emails []NewEmail) error {
 	for _, e := range emails {
 		var id int64
-		if err := t.tx.QueryRowContext(t.ctx, `INSERT INTO emails (document_id, entity_id, address, lang, message_id, open_token_hash,
+		if err := t.queryRow(`INSERT INTO emails (document_id, entity_id, address, lang, message_id, open_token_hash,
 			next_attempt_at, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
 			documentID, entityID, e.Address, lang, e.MessageID, e.OpenTokenHash, t.now, t.now, t.now).Scan(&id); err != nil {
 			return err
@@ -196,7 +196,7 @@ func (s *Store) RecordEmails(ctx context.Context, outcomes []EmailOutcome) error
 			}
 			var documentID int64
 			var address string
-			if err := t.tx.QueryRowContext(t.ctx, `UPDATE emails SET state = ?, attempts = attempts + ?, next_attempt_at = ?,
+			if err := t.queryRow(`UPDATE emails SET state = ?, attempts = attempts + ?, next_attempt_at = ?,
 				last_error = coalesce(?, last_error), lease_until = NULL, sent_at = CASE WHEN ? = 1 THEN ? ELSE sent_at END,
 				returned_at = CASE WHEN ? = 1 THEN ? ELSE returned_at END, updated_at = ? WHERE id = ? RETURNING document_id, address`,
 				state, attempt, next, lastErr, o.Sent, t.now, o.Returned, t.now, t.now, o.ID).Scan(&documentID, &address); err != nil {
@@ -237,7 +237,7 @@ func (s *Store) MarkEmailOpened(ctx context.Context, tokenHash []byte) (bool, er
 	err := s.Update(ctx, func(t *Tx) error {
 		var id, documentID int64
 		var address string
-		err := t.tx.QueryRowContext(t.ctx, `UPDATE emails SET opened_at = ?, updated_at = ? WHERE open_token_hash = ? AND opened_at IS NULL
+		err := t.queryRow(`UPDATE emails SET opened_at = ?, updated_at = ? WHERE open_token_hash = ? AND opened_at IS NULL
 			RETURNING id, document_id, address`, t.now, t.now, tokenHash).Scan(&id, &documentID, &address)
 		if err == sql.ErrNoRows {
 			return nil

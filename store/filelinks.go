@@ -20,7 +20,7 @@ func (s *Store) LinksRevokedBefore(ctx context.Context, documentID, entityID int
 // RevokeLinks revokes the public file links a party of a document was given before ns (unix
 // nanoseconds).
 func (t *Tx) RevokeLinks(documentID, entityID, ns int64) error {
-	_, err := t.tx.ExecContext(t.ctx, `INSERT INTO file_link_revocations (document_id, entity_id, revoked_before) VALUES (?, ?, ?)
+	_, err := t.exec(`INSERT INTO file_link_revocations (document_id, entity_id, revoked_before) VALUES (?, ?, ?)
 		ON CONFLICT (document_id, entity_id) DO UPDATE SET revoked_before = excluded.revoked_before
 		WHERE excluded.revoked_before > file_link_revocations.revoked_before`,
 		documentID, entityID, ns)

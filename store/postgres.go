@@ -103,22 +103,37 @@ func (c placeholderConn) QueryContext(ctx context.Context, query string, args []
 // neither) has U+FFFD in their place: a lookup by it then finds nothing, as on SQLite, instead of
 // failing, and a header a client sent is kept readable.
 func (c placeholderConn) CheckNamedValue(nv *driver.NamedValue) error {
-	if s, ok := nv.Value.(string); ok {
-		nv.Value = postgresText(s)
-	}
-	if p, ok := nv.Value.(*bool); ok { // an optional flag: NULL when nil
-		nv.Value = nil
-		if p != nil {
-			nv.Value = *p
-		}
-	}
-	if b, ok := nv.Value.(bool); ok {
-		nv.Value = int64(0)
-		if b {
-			nv.Value = int64(1)
-		}
-	}
+	nv.Value = postgresValue(nv.Value)
 	return c.Conn.CheckNamedValue(nv)
+}
+
+// postgresValue is v as the store binds it on PostgreSQL (see CheckNamedValue).
+func postgresValue(v any) any {
+	if s, ok := v.(string); ok {
+		return postgresText(s)
+	}
+	if p, ok := v.(*bool); ok { // an optional flag: NULL when nil
+		if p == nil {
+			return nil
+		}
+		v = *p
+	}
+	if b, ok := v.(bool); ok {
+		if b {
+			return int64(1)
+		}
+		return int64(0)
+	}
+	return v
+}
+
+// postgresArgs binds args for statements sent on the pgx connection itself (Tx.later).
+func postgresArgs(args []any) []any {
+	out := make([]any, len(args))
+	for i, v := range args {
+		out[i] = postgresValue(v)
+	}
+	return out
 }
 
 // The rewritten statements are kept by their text: the store has a few hundred.

@@ -114,11 +114,10 @@ func (t *Tx) EnqueueNotice(entityID, documentID int64, event, reason string) err
 	if err != nil {
 		return err
 	}
-	_, err = t.tx.ExecContext(t.ctx, `INSERT INTO outbox (kind, entity_id, document_id, payload, next_attempt_at, created_at, updated_at)
+	return t.later(nil, `INSERT INTO outbox (kind, entity_id, document_id, payload, next_attempt_at, created_at, updated_at)
 		SELECT 'notice', entity_id, ?, ?, ?, ?, ? FROM entity_notifications
 		WHERE entity_id = ? AND (on_received = 1 AND ? = 'received' OR on_rejected = 1 AND ? = 'rejected')`,
 		documentID, string(payload), t.now, t.now, t.now, entityID, event, event)
-	return err
 }
 
 // NoticeAddresses are who a notice of an entity goes to: its enabled users whose username is an

@@ -79,13 +79,13 @@ func listTotal(ctx context.Context, tx *sql.Tx, unfiltered bool, counter string,
 // PostgreSQL, where transactions run side by side): what the transaction decides from the document
 // holds when it writes it.
 func (t *Tx) DocumentByID(id int64) (Document, error) {
-	return scanDocument(t.ids, t.tx.QueryRowContext(t.ctx, `SELECT `+documentColumns+` FROM documents WHERE id = ?`+t.d.forUpdate, id))
+	return scanDocument(t.ids, t.queryRow(`SELECT `+documentColumns+` FROM documents WHERE id = ?`+t.d.forUpdate, id))
 }
 
 // MarkImported records that the recipient imported the document (once: a repeat changes nothing and
 // reports false).
 func (t *Tx) MarkImported(id int64) (bool, error) {
-	res, err := t.tx.ExecContext(t.ctx, `UPDATE documents SET imported_at = ?, updated_at = ? WHERE id = ? AND imported_at IS NULL`, t.now, t.now, id)
+	res, err := t.exec(`UPDATE documents SET imported_at = ?, updated_at = ? WHERE id = ? AND imported_at IS NULL`, t.now, t.now, id)
 	if err != nil {
 		return false, err
 	}
@@ -95,7 +95,7 @@ func (t *Tx) MarkImported(id int64) (bool, error) {
 
 // SetProcessState records the recipient's process state on a document.
 func (t *Tx) SetProcessState(id int64, code string) error {
-	_, err := t.tx.ExecContext(t.ctx, `UPDATE documents SET process_state = ?, process_state_at = ?, updated_at = ? WHERE id = ?`, code, t.now, t.now, id)
+	_, err := t.exec(`UPDATE documents SET process_state = ?, process_state_at = ?, updated_at = ? WHERE id = ?`, code, t.now, t.now, id)
 	return err
 }
 
@@ -163,7 +163,7 @@ func (s *Store) DeleteProcessState(ctx context.Context, entityID int64, code str
 
 // ProcessState finds one of an entity's process states by code.
 func (t *Tx) ProcessState(entityID int64, code string) (ProcessState, error) {
-	return scanProcessState(t.tx.QueryRowContext(t.ctx, `SELECT `+processStateColumns+` FROM process_states
+	return scanProcessState(t.queryRow(`SELECT `+processStateColumns+` FROM process_states
 		WHERE entity_id = ? AND code = ?`, entityID, code))
 }
 
@@ -272,17 +272,11 @@ func (t *Tx) EnqueueWebhooks(entityID, documentID int64, event string, payload m
 	// by commas), each payload the object marshalled here (never empty: it has the event) with the
 	// webhook's id put first. No ORDER BY: with one, SQLite plans the statement again whenever the
 	// entity id changes to or from 0 or 1.
-	res, err := t.tx.ExecContext(t.ctx, `INSERT INTO outbox (kind, entity_id, document_id, payload, next_attempt_at,
+	return t.later(&t.webhooks, `INSERT INTO outbox (kind, entity_id, document_id, payload, next_attempt_at,
 		created_at, updated_at)
 		SELECT 'webhook', entity_id, ?, '{"webhook_id":' || id || ',' || substr(?, 2), ?, ?, ? FROM webhooks
 		WHERE entity_id = ? AND instr(',' || events || ',', ',' || ? || ',') > 0`,
 		nullID(documentID), string(body), t.now, t.now, t.now, entityID, event)
-	if err != nil {
-		return err
-	}
-	n, err := res.RowsAffected()
-	t.webhooks += n
-	return err
 }
 
 // OutboxItem is one piece of pending work.

@@ -15,17 +15,17 @@ import (
 // that were not yet delivered are cancelled.
 func (t *Tx) CutOffRecipient(documentID, previousRecipientID int64) error {
 	const why = "the document went to another recipient"
-	if _, err := t.tx.ExecContext(t.ctx, `UPDATE documents SET imported_at = NULL, process_state = NULL, process_state_at = NULL,
+	if _, err := t.exec(`UPDATE documents SET imported_at = NULL, process_state = NULL, process_state_at = NULL,
 		updated_at = ? WHERE id = ?`, t.now, documentID); err != nil {
 		return err
 	}
 	if previousRecipientID != 0 {
-		if _, err := t.tx.ExecContext(t.ctx, `UPDATE outbox SET state = 'failed', last_error = ?, updated_at = ?
+		if _, err := t.exec(`UPDATE outbox SET state = 'failed', last_error = ?, updated_at = ?
 			WHERE document_id = ? AND entity_id = ? AND state = 'pending'`, why, t.now, documentID, previousRecipientID); err != nil {
 			return err
 		}
 	}
-	_, err := t.tx.ExecContext(t.ctx, `UPDATE emails SET state = 'failed', next_attempt_at = NULL, last_error = ?, updated_at = ?
+	_, err := t.exec(`UPDATE emails SET state = 'failed', next_attempt_at = NULL, last_error = ?, updated_at = ?
 		WHERE document_id = ? AND state IN ('queued', 'returned')`, why, t.now, documentID)
 	return err
 }
