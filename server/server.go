@@ -146,7 +146,8 @@ func (s *Server) Run(ctx context.Context, ln net.Listener) error {
 	addr := ln.Addr().String()
 	s.listenAddr.Store(&addr)
 	// On SQLite this process is the only one serving: what a crashed predecessor had claimed is due now.
-	if err := s.store.ReleaseLeases(ctx); err != nil {
+	// (A stop asked for meanwhile is a clean stop, not this step's failure.)
+	if err := s.store.ReleaseLeases(context.WithoutCancel(ctx)); err != nil {
 		return err
 	}
 	if err := s.scheduleJobs(); err != nil {

@@ -103,6 +103,14 @@ func serve(args []string, stderr io.Writer) int {
 		return 1
 	}
 	defer st.Close()
+	if cfg.Storage.Driver != "postgres" {
+		unlock, err := lockDataFolder(cfg.Storage.DataDir)
+		if err != nil {
+			log.Error("locking the data folder", "err", err)
+			return 1
+		}
+		defer unlock()
+	}
 	if *listen != "" {
 		cfg.Server.Listen = *listen
 	}

@@ -3,6 +3,7 @@ package cli
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -401,4 +402,21 @@ func dataInvoice(number, customerNIF string) string {
 		"supplier": {"street": "Rua A 1", "city": "Lisboa", "postal_zone": "1000-001"},
 		"customer": {"number": %q, "name": "B", "street": "Rua B 2", "city": "Porto", "postal_zone": "4000-001"},
 		"lines": [{"name": "Serviço", "quantity": 1, "price": "10.00", "taxes": [{"tax_percent": 23}]}]}`, number, customerNIF)
+}
+
+// One data folder has one serve process: a second one exits at once with status 1, without serving,
+// and the folder is free again once the first one stops.
+func TestSecondServeOnOneFolderRefused(t *testing.T) {
+	data := t.TempDir()
+	first, _ := startDemo(t, data)
+	second := einvoice(t, "serve", "--demo", "--data", data, "--listen", "127.0.0.1:0")
+	second.Env = append(second.Env, "EINVOICE_CONFIG=")
+	out, err := second.CombinedOutput()
+	var exit *exec.ExitError
+	if !errors.As(err, &exit) || exit.ExitCode() != 1 || strings.Contains(string(out), "einvoice serving") {
+		t.Fatalf("second serve on one folder: %v\n%s", err, out)
+	}
+	first.stop(t)
+	again, _ := startDemo(t, data)
+	again.stop(t)
 }
