@@ -27,6 +27,8 @@ type dialect struct {
 	jsonText, jsonInt func(column, key string) string
 	// insertOrder orders a table's rows by when they were (last) written, where the table has no id.
 	insertOrder string
+	// joinedText is the aggregate of the text values of column joined by commas, in no given order.
+	joinedText func(column string) string
 }
 
 var (
@@ -36,6 +38,7 @@ var (
 		jsonText:    sqliteJSONMember,
 		jsonInt:     sqliteJSONMember,
 		insertOrder: `rowid`,
+		joinedText:  func(column string) string { return `group_concat(` + column + `, ',')` },
 	}
 	postgresDialect = dialect{
 		name:       "postgres",
@@ -48,6 +51,7 @@ var (
 		// The transaction that wrote the row: a later one has a larger id (the 32-bit counter wraps
 		// only after billions of transactions; this only breaks ties within one timestamp).
 		insertOrder: `xmin::text::bigint`,
+		joinedText:  func(column string) string { return `string_agg(` + column + `, ',')` },
 	}
 )
 

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"sort"
 	"strings"
 
 	"github.com/jackc/pgx/v5"
@@ -378,6 +379,8 @@ type Tx struct {
 	pipe    pipeline       // PostgreSQL: sends the pending writes together; nil on SQLite
 	pending []pendingWrite // writes not sent yet (PostgreSQL)
 	failed  error          // the error of pending writes sent before a read
+
+	entities map[int64]entityReads // what EntityByNIF read with the entities it found
 }
 
 // pendingWrite is a write whose outcome the transaction needs only at its end (an insert of history,
@@ -495,9 +498,35 @@ func (s *Store) Update(ctx context.Context, fn func(*Tx) error) error {
 // Now is the transaction's timestamp, written on everything it changes.
 func (t *Tx) Now() string { return t.now }
 
-// EntityByNIF finds an entity by country and tax ID.
+// EntityByNIF finds an entity by country and tax ID. The same statement reads whether the entity
+// stands here only for an external issuer and which fields it requires on what it receives:
+// IsExternalIssuer and RecipientRules then answer for it from what the transaction read.
 func (t *Tx) EntityByNIF(country, nif string) (Entity, error) {
-	return scanEntity(t.queryRow(`SELECT `+entityColumns+` FROM entities WHERE country = ? AND nif = ?`, country, nif))
+	var external int64
+	var rules sql.NullString
+	e, err := scanEntity(t.queryRow(`SELECT `+entityColumns+`,
+		(SELECT count(*) FROM external_issuers x WHERE x.entity_id = entities.id),
+		(SELECT `+t.d.joinedText("r.rule")+` FROM recipient_rules r WHERE r.entity_id = entities.id)
+		FROM entities WHERE country = ? AND nif = ?`, country, nif), &external, &rules)
+	if err != nil {
+		return e, err
+	}
+	read := entityReads{external: external > 0}
+	if rules.String != "" {
+		read.rules = strings.Split(rules.String, ",")
+		sort.Strings(read.rules)
+	}
+	if t.entities == nil {
+		t.entities = map[int64]entityReads{}
+	}
+	t.entities[e.ID] = read
+	return e, nil
+}
+
+// entityReads is what EntityByNIF read about an entity besides its row.
+type entityReads struct {
+	external bool
+	rules    []string
 }
 
 // ConnectionBetween finds the connection between two entities, whichever asked for it.
@@ -509,6 +538,9 @@ func (t *Tx) ConnectionBetween(a, b int64) (Connection, error) {
 
 // RecipientRules lists the fields an entity requires on the documents it receives.
 func (t *Tx) RecipientRules(entityID int64) ([]string, error) {
+	if read, ok := t.entities[entityID]; ok {
+		return read.rules, nil
+	}
 	return recipientRules(t.ctx, reads{t}, entityID)
 }
 

@@ -200,6 +200,9 @@ func (t *Tx) ExternalConnection(entityID int64, country, nif string) (Connection
 // IsExternalIssuer tells whether an entity exists here only as the issuer of documents received
 // from EDI partners.
 func (t *Tx) IsExternalIssuer(entityID int64) (bool, error) {
+	if read, ok := t.entities[entityID]; ok {
+		return read.external, nil
+	}
 	return isExternalIssuer(t.ctx, reads{t}, entityID)
 }
 
@@ -219,6 +222,7 @@ func (t *Tx) ExternalIssuer(country, nif, name, partner string, test bool) (Enti
 		return e, err
 	}
 	_, err = t.exec(`INSERT INTO external_issuers (entity_id, partner) VALUES (?, ?)`, e.ID, partner)
+	delete(t.entities, e.ID) // what an earlier read learned of it is out of date
 	return e, err
 }
 
