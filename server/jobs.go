@@ -281,7 +281,13 @@ func (s *Server) scheduleBounceMailbox() error {
 	return s.jobs.every(s.cfg.Mail.Bounces.Interval, job{name: jobBounces, run: s.readBounceMailbox, singleton: true})
 }
 
-// maintenance forgets expired access tokens and old nonces and lets SQLite refresh its statistics.
+// as2LedgerKept is how long the AS2 message ids (and MICs) exchanged with partners are kept: long
+// past any asynchronous MDN or resend. A message repeated later than that is still dropped by the
+// EDI layer, which keeps every received message id with what it made.
+const as2LedgerKept = 30 * 24 * time.Hour
+
+// maintenance forgets expired access tokens, old nonces and old AS2 message ids, and lets SQLite
+// refresh its statistics.
 func (s *Server) maintenance(ctx context.Context) error {
 	n, err := s.store.PurgeExpired(ctx, s.now().Add(-2*s.cfg.Auth.TimestampSkew))
 	if err != nil {
@@ -289,6 +295,11 @@ func (s *Server) maintenance(ctx context.Context) error {
 	}
 	if n > 0 {
 		s.log.Info("maintenance: purged expired tokens and nonces", "rows", n)
+	}
+	if n, err = s.store.ForgetAS2Messages(ctx, s.now().Add(-as2LedgerKept)); err != nil {
+		return err
+	} else if n > 0 {
+		s.log.Info("maintenance: forgot old AS2 message ids", "rows", n)
 	}
 	return s.store.Optimize(ctx)
 }

@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"database/sql"
+	"time"
 )
 
 // AS2Identity is the installation's AS2 station: its AS2 id, key and certificate. The store keeps bytes;
@@ -172,6 +173,29 @@ func (s *Store) RecordAS2Message(ctx context.Context, partner, direction, messag
 		}
 		return nil
 	})
+}
+
+// ForgetAS2Messages deletes the ledger's messages recorded before notBefore, a thousand per
+// transaction so that other writes are not held up; it returns how many went.
+func (s *Store) ForgetAS2Messages(ctx context.Context, notBefore time.Time) (int64, error) {
+	before := notBefore.UTC().Format(TimeLayout)
+	var total int64
+	for {
+		var n int64
+		err := s.write(ctx, func(tx *sql.Tx) error {
+			res, err := tx.ExecContext(ctx, `DELETE FROM as2_messages WHERE (partner_id, direction, message_id) IN
+				(SELECT partner_id, direction, message_id FROM as2_messages WHERE created_at < ? LIMIT 1000)`, before)
+			if err != nil {
+				return err
+			}
+			n, err = res.RowsAffected()
+			return err
+		})
+		total += n
+		if err != nil || n < 1000 {
+			return total, err
+		}
+	}
 }
 
 // AS2MessageMIC is the MIC recorded for a message; ErrNotFound when it was not recorded.

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"testing"
+	"time"
 )
 
 func TestAS2IdentityIsKeptOnceAndEncrypted(t *testing.T) {
@@ -61,6 +62,22 @@ func TestAS2PartnersAndLedger(t *testing.T) {
 	}
 	if _, err := s.AS2MessageMIC(ctx, "feap", AS2Inbound, "m1@here"); !errors.Is(err, ErrNotFound) {
 		t.Fatalf("other direction: %v", err)
+	}
+	// The maintenance job forgets what is older than it keeps: here, what was recorded before now.
+	now := time.Now()
+	s.SetClock(func() time.Time { return now.Add(-time.Hour) })
+	if err := s.RecordAS2Message(ctx, "feap", AS2Inbound, "old@there", "def, sha1"); err != nil {
+		t.Fatal(err)
+	}
+	s.SetClock(time.Now)
+	if n, err := s.ForgetAS2Messages(ctx, now.Add(-time.Minute)); err != nil || n != 1 {
+		t.Fatalf("forgot %d messages (%v), want the one older than a minute", n, err)
+	}
+	if _, err := s.AS2MessageMIC(ctx, "feap", AS2Inbound, "old@there"); !errors.Is(err, ErrNotFound) {
+		t.Fatalf("a forgotten message: %v", err)
+	}
+	if mic, err := s.AS2MessageMIC(ctx, "feap", AS2Outbound, "m1@here"); err != nil || mic != "abc, sha1" {
+		t.Fatalf("a newer message: %q %v", mic, err)
 	}
 	if err := s.DeleteAS2Partner(ctx, "feap"); err != nil {
 		t.Fatal(err)
