@@ -97,3 +97,68 @@ func TestEnqueueWebhooksOnePerWebhookTakingTheEvent(t *testing.T) {
 		}
 	}
 }
+
+// A transaction's writes whose outcome it needs only at its end (on PostgreSQL sent together, before
+// the next statement or the commit) are seen by its later statements, count what they wrote, and fail
+// the transaction with their own error, leaving nothing written.
+func TestWritesSentTogetherKeepTheirOrderAndErrors(t *testing.T) {
+	s := open(t, t.TempDir())
+	ctx := context.Background()
+	a, _ := s.CreateEntity(ctx, NewEntity{Name: "A", Country: "PT", NIF: "508025338"})
+	if _, err := s.CreateWebhook(ctx, Webhook{EntityID: a.ID, URL: "https://hooks.example/a", Key: "k", Events: []string{"document.received"}}); err != nil {
+		t.Fatal(err)
+	}
+	newDoc := func(number string) Document {
+		return Document{IssuerID: a.ID, Kind: "invoice", TypeCode: "FT", Number: number, EmissionDate: "2026-11-20",
+			Currency: "EUR", PayableAmount: "1.00", State: StateToSend, EDIState: "pending", Method: "ubl"}
+	}
+	var doc Document
+	err := s.Update(ctx, func(tx *Tx) error {
+		doc = newDoc("FT 1")
+		if err := tx.SaveDocument(&doc); err != nil {
+			return err
+		}
+		if err := tx.AddHistory(HistoryEntry{DocumentID: doc.ID, Kind: "state", Description: "created"}); err != nil {
+			return err
+		}
+		if err := tx.EnqueueWebhooks(a.ID, doc.ID, "document.received", nil); err != nil {
+			return err
+		}
+		if n := tx.QueuedWebhooks(); n != 1 {
+			t.Errorf("queued webhooks: %d, want 1", n)
+		}
+		// A later read sees the history entry written before it.
+		var n int
+		if err := tx.queryRow(`SELECT count(*) FROM document_history WHERE document_id = ?`, doc.ID).Scan(&n); err != nil || n != 1 {
+			t.Errorf("history entries seen in the transaction: %d %v", n, err)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	// A write that fails (a history entry of no document) fails the transaction with its own error,
+	// also when a read follows it, and the document written before it is not kept.
+	err = s.Update(ctx, func(tx *Tx) error {
+		d := newDoc("FT 2")
+		if err := tx.SaveDocument(&d); err != nil {
+			return err
+		}
+		if err := tx.AddHistory(HistoryEntry{DocumentID: d.ID + 1000, Kind: "state", Description: "created"}); err != nil {
+			return err
+		}
+		_, err := tx.DocumentByID(d.ID)
+		return err
+	})
+	if err == nil {
+		t.Fatal("a history entry of no document was written")
+	}
+	if code := pgCode(err); s.Shared() && code != "23503" {
+		t.Fatalf("error %v (code %q), want the foreign-key violation itself", err, code)
+	}
+	var kept int
+	if err := s.reader.QueryRow(`SELECT count(*) FROM documents WHERE number = 'FT 2'`).Scan(&kept); err != nil || kept != 0 {
+		t.Fatalf("documents of the failed transaction kept: %d %v", kept, err)
+	}
+}
