@@ -43,7 +43,7 @@ func validateCmd(args []string, stdout, stderr io.Writer) int {
 	if os.Getenv("GOGC") == "" {
 		defer debug.SetGCPercent(debug.SetGCPercent(400))
 	}
-	files, err := expand(fs.Args())
+	files, folders, err := expand(fs.Args())
 	if err != nil {
 		fmt.Fprintln(stderr, "einvoice validate:", err)
 		return 2
@@ -73,14 +73,18 @@ func validateCmd(args []string, stdout, stderr io.Writer) int {
 		}
 		printReport(out, f, o.r)
 	}
-	if len(files) > 1 || len(files) != len(fs.Args()) {
+	if len(files) > 1 || folders {
 		totals := out
 		if *asJSON {
 			out.Flush()
 			totals = bufio.NewWriter(stderr)
 			defer totals.Flush()
 		}
-		fmt.Fprintf(totals, "%d files: %d accepted, %d rejected, in %s\n", len(files), len(files)-rejected, rejected,
+		noun := "files"
+		if len(files) == 1 {
+			noun = "file"
+		}
+		fmt.Fprintf(totals, "%d %s: %d accepted, %d rejected, in %s\n", len(files), noun, len(files)-rejected, rejected,
 			time.Since(started).Round(time.Millisecond))
 	}
 	return code
@@ -149,18 +153,18 @@ func validateFiles(files []string, profile ubl.Profile, lang string, asJSON bool
 }
 
 // expand turns the arguments into files: a folder stands for its *.xml files, found recursively and
-// named as the argument joined with their path inside it.
-func expand(args []string) ([]string, error) {
-	var out []string
+// named as the argument joined with their path inside it. folders tells whether any argument was one.
+func expand(args []string) (out []string, folders bool, err error) {
 	for _, a := range args {
 		st, err := os.Stat(a)
 		if err != nil {
-			return nil, err
+			return nil, false, err
 		}
 		if !st.IsDir() {
 			out = append(out, a)
 			continue
 		}
+		folders = true
 		var found []string
 		err = filepath.WalkDir(a, func(p string, d fs.DirEntry, err error) error {
 			if err != nil {
@@ -172,12 +176,12 @@ func expand(args []string) ([]string, error) {
 			return nil
 		})
 		if err != nil {
-			return nil, err
+			return nil, false, err
 		}
 		sort.Strings(found)
 		out = append(out, found...)
 	}
-	return out, nil
+	return out, folders, nil
 }
 
 func printReport(w io.Writer, file string, r *ubl.Result) {

@@ -44,6 +44,14 @@ func TestValidateCommand(t *testing.T) {
 	if code != 1 || !strings.Contains(out, `"root":null`) || !strings.Contains(out, `"error":`) {
 		t.Fatalf("not well-formed: exit %d\n%s", code, out)
 	}
+	// A folder ends with its totals, even when it holds one file; one file named alone does not.
+	code, out, _ = runCLI(t, "validate", filepath.Dir(broken))
+	if code != 1 || !strings.Contains(out, "1 file: 0 accepted, 1 rejected, in ") {
+		t.Fatalf("a folder of one file: exit %d\n%s", code, out)
+	}
+	if _, out, _ = runCLI(t, "validate", broken); strings.Contains(out, " accepted, ") {
+		t.Fatalf("one file with totals:\n%s", out)
+	}
 }
 
 // Files are validated on every core but reported in the order given; an unreadable file stops the
