@@ -95,8 +95,8 @@ func (s *Server) ediMessage(ctx context.Context, d store.EDIDelivery) (edi.Deliv
 	return msg, false, nil
 }
 
-// recordEDIAttempt writes one attempt: the delivery's new state, the history entry, and for a
-// document what the outcome means for it.
+// recordEDIAttempt writes one attempt: the delivery's new state, then (settleEDI) the history entry
+// and, for a document, what the outcome means for it.
 func (s *Server) recordEDIAttempt(tx *store.Tx, d store.EDIDelivery, r edi.Receipt, sendErr error, superseded bool) error {
 	var permanent edi.Permanent
 	o := store.EDIOutcome{RemoteID: r.RemoteID}
@@ -121,26 +121,29 @@ func (s *Server) recordEDIAttempt(tx *store.Tx, d store.EDIDelivery, r edi.Recei
 	if err := tx.RecordEDIAttempt(d.ID, o); err != nil {
 		return err
 	}
-	if err := addEDIHistory(tx, d, d.Attempts+1, result, o.Error); err != nil {
+	return settleEDI(tx, d, o.State, d.Attempts+1, result, o.Error, superseded)
+}
+
+// settleEDI follows a delivery's new state, once written, into its document: the history entry of the
+// attempt (or acknowledgement) with its result and detail, and, for a document delivery, the move a
+// delivery done or failed means (detail then says why it failed). A delivery of a superseded version
+// does not move the document: its newer version is what counts.
+func settleEDI(tx *store.Tx, d store.EDIDelivery, state string, attempt int, result, detail string, superseded bool) error {
+	data, _ := json.Marshal(map[string]any{"partner": d.Partner, "connector": d.Connector, "message_id": d.MessageID,
+		"message_kind": d.Kind, "attempt": attempt, "result": result, "error": detail})
+	if err := tx.AddHistory(store.HistoryEntry{DocumentID: d.DocumentID, Kind: "edi", Description: "edi_delivery_" + result, Data: data}); err != nil {
 		return err
 	}
 	if d.Kind != edi.KindDocument || superseded {
 		return nil
 	}
-	switch o.State {
+	switch state {
 	case store.EDIDone:
 		return moveByEDI(tx, d.DocumentID, evEDIDelivered, nil)
 	case store.EDIFailed:
-		return moveByEDI(tx, d.DocumentID, evEDIFailed, map[string]string{"reason": o.Error})
+		return moveByEDI(tx, d.DocumentID, evEDIFailed, map[string]string{"reason": detail})
 	}
 	return nil
-}
-
-// addEDIHistory records an attempt, or an acknowledgement, in the document's history.
-func addEDIHistory(tx *store.Tx, d store.EDIDelivery, attempt int, result, detail string) error {
-	data, _ := json.Marshal(map[string]any{"partner": d.Partner, "connector": d.Connector, "message_id": d.MessageID,
-		"message_kind": d.Kind, "attempt": attempt, "result": result, "error": detail})
-	return tx.AddHistory(store.HistoryEntry{DocumentID: d.DocumentID, Kind: "edi", Description: "edi_delivery_" + result, Data: data})
 }
 
 // moveByEDI takes a document through an EDI transition when it stands where the transition starts;
@@ -190,24 +193,12 @@ func (w *Workflow) Acknowledge(ctx context.Context, messageID string, ok bool, d
 			if err := tx.RescheduleEDI(d.ID, state, next, detail); err != nil {
 				return err
 			}
-			if err := addEDIHistory(tx, d, d.Attempts, "negative_acknowledgement", detail); err != nil {
-				return err
-			}
-			if state == store.EDIFailed && d.Kind == edi.KindDocument {
-				return moveByEDI(tx, d.DocumentID, evEDIFailed, map[string]string{"reason": detail})
-			}
-			return nil
+			return settleEDI(tx, d, state, d.Attempts, "negative_acknowledgement", detail, false)
 		}
 		if err := tx.SetEDIState(d.ID, store.EDIDone, "", ""); err != nil {
 			return err
 		}
-		if err := addEDIHistory(tx, d, d.Attempts, "acknowledged", detail); err != nil {
-			return err
-		}
-		if d.Kind == edi.KindDocument {
-			return moveByEDI(tx, d.DocumentID, evEDIDelivered, nil)
-		}
-		return nil
+		return settleEDI(tx, d, store.EDIDone, d.Attempts, "acknowledged", detail, false)
 	})
 	if err == nil {
 		w.jobs.trigger(jobWebhooks)

@@ -144,8 +144,31 @@ type party struct {
 	TaxID   string `xml:"PartyTaxScheme>CompanyID"`
 }
 
-// ErrNotStatus is returned for XML that is not a DocumentStatus at all (a document, for example).
-var ErrNotStatus = errors.New("not a DocumentStatus")
+// What can be wrong with a status message, for errors.Is: Build and Parse return an error that says it
+// for people and matches one of these for each problem it names (Parse may match an encoding/xml error
+// too).
+var (
+	ErrTooLarge           = errors.New("status message too large")
+	ErrNotStatus          = errors.New("not a DocumentStatus") // XML that is not one at all (a document, for example)
+	ErrMalformed          = errors.New("malformed status message")
+	ErrCustomization      = errors.New("not the CIUS-PT status specification")
+	ErrResponseCount      = errors.New("not exactly one DocumentResponse")
+	ErrUnknownCode        = errors.New("unknown response code")
+	ErrNoNumber           = errors.New("no document number")
+	ErrNoID               = errors.New("no message ID")
+	ErrNoDescription      = errors.New("the response code needs a description")
+	ErrDescriptionTooLong = errors.New("description too long")
+	ErrFieldTooLong       = errors.New("field too long")
+)
+
+// invalid is what is wrong with a status message: text for people, and the Err value of each problem.
+type invalid struct {
+	text     string
+	problems []error
+}
+
+func (e *invalid) Error() string   { return e.text }
+func (e *invalid) Unwrap() []error { return e.problems }
 
 // IsStatus tells whether payload looks like a DocumentStatus (its root element), without checking it.
 func IsStatus(payload []byte) bool {
@@ -165,7 +188,7 @@ func IsStatus(payload []byte) bool {
 // one document response, a known code, the document's number, and a description for the refusals.
 func Parse(payload []byte) (Message, error) {
 	if len(payload) > MaxSize {
-		return Message{}, fmt.Errorf("status message larger than %d bytes", MaxSize)
+		return Message{}, &invalid{fmt.Sprintf("status message larger than %d bytes", MaxSize), []error{ErrTooLarge}}
 	}
 	if !IsStatus(payload) {
 		return Message{}, ErrNotStatus
@@ -173,13 +196,13 @@ func Parse(payload []byte) (Message, error) {
 	var d document
 	dec := xml.NewDecoder(bytes.NewReader(payload))
 	if err := dec.Decode(&d); err != nil {
-		return Message{}, fmt.Errorf("status message: %w", err)
+		return Message{}, &invalid{"status message: " + err.Error(), []error{ErrMalformed, err}}
 	}
 	if !strings.HasPrefix(strings.TrimSpace(d.CustomizationID), customizationPrefix) {
-		return Message{}, fmt.Errorf("status message: CustomizationID %q is not %s…", d.CustomizationID, customizationPrefix)
+		return Message{}, &invalid{fmt.Sprintf("status message: CustomizationID %q is not %s…", d.CustomizationID, customizationPrefix), []error{ErrCustomization}}
 	}
 	if len(d.Responses) != 1 {
-		return Message{}, fmt.Errorf("status message: %d DocumentResponse elements, want 1", len(d.Responses))
+		return Message{}, &invalid{fmt.Sprintf("status message: %d DocumentResponse elements, want 1", len(d.Responses)), []error{ErrResponseCount}}
 	}
 	r := d.Responses[0]
 	m := Message{
@@ -200,30 +223,34 @@ func Parse(payload []byte) (Message, error) {
 
 // check applies the rules both Build and Parse keep.
 func (m Message) check() error {
-	var problems []string
+	var texts []string
+	var problems []error
+	problem := func(err error, text string) {
+		texts, problems = append(texts, text), append(problems, err)
+	}
 	if !slices.Contains(Codes, m.Code) {
-		problems = append(problems, fmt.Sprintf("response code %q is not one of %s", m.Code, strings.Join(Codes, ", ")))
+		problem(ErrUnknownCode, fmt.Sprintf("response code %q is not one of %s", m.Code, strings.Join(Codes, ", ")))
 	}
 	if m.Number == "" {
-		problems = append(problems, "the document reference has no ID (the document's number)")
+		problem(ErrNoNumber, "the document reference has no ID (the document's number)")
 	}
 	if m.ID == "" {
-		problems = append(problems, "the message has no ID")
+		problem(ErrNoID, "the message has no ID")
 	}
 	if slices.Contains([]string{Error, Regularization, Returned}, m.Code) && m.Description == "" {
-		problems = append(problems, "response code "+m.Code+" needs a description")
+		problem(ErrNoDescription, "response code "+m.Code+" needs a description")
 	}
 	if len([]rune(m.Description)) > MaxDescription {
-		problems = append(problems, fmt.Sprintf("the description is longer than %d characters", MaxDescription))
+		problem(ErrDescriptionTooLong, fmt.Sprintf("the description is longer than %d characters", MaxDescription))
 	}
 	for _, v := range []string{m.ID, m.Number, m.UUID, m.IssueDate, m.TypeCode, m.Sender.Name, m.Sender.TaxID, m.Receiver.Name, m.Receiver.TaxID} {
 		if len([]rune(v)) > maxField {
-			problems = append(problems, fmt.Sprintf("a field is longer than %d characters", maxField))
+			problem(ErrFieldTooLong, fmt.Sprintf("a field is longer than %d characters", maxField))
 			break
 		}
 	}
 	if len(problems) > 0 {
-		return errors.New("status message: " + strings.Join(problems, "; "))
+		return &invalid{"status message: " + strings.Join(texts, "; "), problems}
 	}
 	return nil
 }

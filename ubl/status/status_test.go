@@ -1,6 +1,9 @@
 package status
 
 import (
+	"encoding/xml"
+	"errors"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -36,18 +39,37 @@ func TestBuildParseRoundTripEveryCode(t *testing.T) {
 	}
 }
 
+// problems is every Err value err matches, so that a case asserts which problem was found and that
+// no other was.
+func problems(err error) []error {
+	var found []error
+	for _, p := range []error{ErrTooLarge, ErrNotStatus, ErrMalformed, ErrCustomization, ErrResponseCount, ErrUnknownCode,
+		ErrNoNumber, ErrNoID, ErrNoDescription, ErrDescriptionTooLong, ErrFieldTooLong} {
+		if errors.Is(err, p) {
+			found = append(found, p)
+		}
+	}
+	return found
+}
+
 func TestBuildRefusesWhatParseRefuses(t *testing.T) {
 	good := Message{ID: "m", Code: Processed, Number: "FT 1"}
-	for name, m := range map[string]Message{
-		"unknown code":         {ID: "m", Code: "12", Number: "FT 1"},
-		"no number":            {ID: "m", Code: Processed},
-		"no id":                {Code: Processed, Number: "FT 1"},
-		"error without text":   {ID: "m", Code: Error, Number: "FT 1"},
-		"14 without text":      {ID: "m", Code: Regularization, Number: "FT 1"},
-		"description too long": {ID: "m", Code: Returned, Number: "FT 1", Description: strings.Repeat("x", MaxDescription+1)},
+	for name, c := range map[string]struct {
+		m    Message
+		want []error
+	}{
+		"unknown code":         {Message{ID: "m", Code: "12", Number: "FT 1"}, []error{ErrUnknownCode}},
+		"no number":            {Message{ID: "m", Code: Processed}, []error{ErrNoNumber}},
+		"no id":                {Message{Code: Processed, Number: "FT 1"}, []error{ErrNoID}},
+		"error without text":   {Message{ID: "m", Code: Error, Number: "FT 1"}, []error{ErrNoDescription}},
+		"14 without text":      {Message{ID: "m", Code: Regularization, Number: "FT 1"}, []error{ErrNoDescription}},
+		"description too long": {Message{ID: "m", Code: Returned, Number: "FT 1", Description: strings.Repeat("x", MaxDescription+1)}, []error{ErrDescriptionTooLong}},
+		"field too long":       {Message{ID: "m", Code: Processed, Number: "FT 1", UUID: strings.Repeat("x", maxField+1)}, []error{ErrFieldTooLong}},
+		"two problems":         {Message{Code: Processed}, []error{ErrNoNumber, ErrNoID}},
 	} {
-		if _, err := Build(m); err == nil {
-			t.Errorf("%s: built", name)
+		_, err := Build(c.m)
+		if got := problems(err); !slices.Equal(got, c.want) {
+			t.Errorf("%s: %v, problems %v, want %v", name, err, got, c.want)
 		}
 	}
 	if _, err := Build(good); err != nil {
@@ -56,18 +78,26 @@ func TestBuildRefusesWhatParseRefuses(t *testing.T) {
 }
 
 func TestParseRefusesOtherXML(t *testing.T) {
-	for name, raw := range map[string]string{
-		"an invoice":          `<Invoice xmlns="urn:oasis:names:specification:ubl:schema:xsd:Invoice-2"/>`,
-		"other customization": strings.Replace(incumbentExample, "urn:feap.gov.pt:MSGSTS_CIUS-PT:2.1", "urn:other", 1),
-		"two responses":       strings.Replace(incumbentExample, "</cac:DocumentResponse>", "</cac:DocumentResponse><cac:DocumentResponse/>", 1),
-		"not XML":             "hello",
+	for name, c := range map[string]struct {
+		raw  string
+		want error
+	}{
+		"an invoice":          {`<Invoice xmlns="urn:oasis:names:specification:ubl:schema:xsd:Invoice-2"/>`, ErrNotStatus},
+		"not XML":             {"hello", ErrNotStatus},
+		"too large":           {incumbentExample + strings.Repeat(" ", MaxSize), ErrTooLarge},
+		"truncated":           {incumbentExample[:len(incumbentExample)/2], ErrMalformed},
+		"other customization": {strings.Replace(incumbentExample, "urn:feap.gov.pt:MSGSTS_CIUS-PT:2.1", "urn:other", 1), ErrCustomization},
+		"two responses":       {strings.Replace(incumbentExample, "</cac:DocumentResponse>", "</cac:DocumentResponse><cac:DocumentResponse/>", 1), ErrResponseCount},
+		"unknown code":        {strings.Replace(incumbentExample, ">11<", ">12<", 1), ErrUnknownCode},
 	} {
-		if _, err := Parse([]byte(raw)); err == nil {
-			t.Errorf("%s: parsed", name)
+		_, err := Parse([]byte(c.raw))
+		if got := problems(err); !slices.Equal(got, []error{c.want}) {
+			t.Errorf("%s: %v, problems %v, want %v", name, err, got, c.want)
 		}
 	}
-	if _, err := Parse([]byte(`<Invoice xmlns="urn:oasis:names:specification:ubl:schema:xsd:Invoice-2"/>`)); err != ErrNotStatus {
-		t.Errorf("an invoice: %v, want ErrNotStatus", err)
+	var syntax *xml.SyntaxError
+	if _, err := Parse([]byte(incumbentExample[:len(incumbentExample)/2])); !errors.As(err, &syntax) {
+		t.Errorf("truncated: %v does not carry the XML syntax error", err)
 	}
 }
 
