@@ -291,12 +291,6 @@ type OutboxItem struct {
 	CreatedAt  string
 }
 
-// DueOutbox lists pending work of a kind whose time has come, oldest first, leased or not.
-func (s *Store) DueOutbox(ctx context.Context, kind, now string, limit int) ([]OutboxItem, error) {
-	return s.scanOutbox(s.reader.QueryContext(ctx, `SELECT `+outboxColumns+`
-		FROM outbox WHERE kind = ? AND state = 'pending' AND next_attempt_at <= ? ORDER BY next_attempt_at, id LIMIT ?`, kind, now, limit))
-}
-
 // ClaimOutbox takes up to limit rows of a kind whose time has come and no lease runs, and leases them
 // until leaseUntil: another process's claim skips them, and a crash leaves them due again once the
 // lease ends (RecordOutbox ends it). They come in the order they were queued.
