@@ -123,10 +123,7 @@ func TestPublicIdentifiersAreOpaqueAndOfOneKind(t *testing.T) {
 func (e *docEnv) webhookBodies() map[int64]map[string]any {
 	e.t.Helper()
 	ctx := context.Background()
-	due, err := e.st.DueOutbox(ctx, "webhook", "9999", 100)
-	if err != nil {
-		e.t.Fatal(err)
-	}
+	due := e.queued("webhook")
 	out := map[int64]map[string]any{}
 	for _, item := range due {
 		var p webhookPayload
@@ -227,7 +224,7 @@ func TestAnEditCutsThePreviousRecipientOff(t *testing.T) {
 		t.Fatal(err)
 	}
 	id := env.issue("FT C/1")
-	due, _ := env.st.DueOutbox(ctx, "webhook", "9999", 10)
+	due := env.queued("webhook")
 	before, _ := env.st.DocumentByID(ctx, env.rowID(store.KindDocument, id))
 	env.post("/documents/"+id+"/accepted", env.customer, "application/json", `{"accepted": 0, "reason": "errado"}`)
 	if r := env.post("/documents", env.entity, "application/json", invoiceJSON("FT C/1", other.NIF, "")); r.status != 200 {

@@ -178,13 +178,7 @@ func TestEDIStatusMessages(t *testing.T) {
 		}
 		return total
 	}
-	outbox := func() int {
-		due, err := env.st.DueOutbox(ctx, "webhook", "9999", 1000)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return len(due)
-	}
+	outbox := func() int { return len(env.queued("webhook")) }
 
 	paid := idOf("FT E/1")
 	before, queued := events(), outbox()

@@ -161,7 +161,7 @@ func TestWebhookTestLogAndRedelivery(t *testing.T) {
 	if err != nil || len(log) != 1 || log[0].StatusCode != 500 || log[0].Event != store.WebhookTestEvent || log[0].Error == "" {
 		t.Fatalf("log after the failed test: %+v %v", log, err)
 	}
-	if due, _ := env.st.DueOutbox(ctx, "webhook", "9999", 10); len(due) != 0 {
+	if due := env.queued("webhook"); len(due) != 0 {
 		t.Fatalf("a failed test is tried again: %+v", due)
 	}
 	if err := env.srv.RedeliverWebhook(ctx, other, log[0].ID); fieldCode(err, "") != "e330" {
@@ -217,21 +217,21 @@ func TestNoticesOnReceivedAndRejected(t *testing.T) {
 		t.Fatal(err)
 	}
 	id := env.issue("FT N/1")
-	due, _ := env.st.DueOutbox(ctx, "notice", "9999", 10)
+	due := env.queued("notice")
 	if len(due) != 1 || due[0].EntityID != env.customer.ID {
 		t.Fatalf("after the issue: %+v", due)
 	}
 	if _, err := env.srv.DecideDocument(ctx, env.customer.ID, id, false, "Falta a nota de encomenda"); err != nil {
 		t.Fatal(err)
 	}
-	due, _ = env.st.DueOutbox(ctx, "notice", "9999", 10)
+	due = env.queued("notice")
 	if len(due) != 2 || due[1].EntityID != env.entity.ID || !strings.Contains(string(due[1].Payload), "Falta a nota de encomenda") {
 		t.Fatalf("after the rejection: %+v", due)
 	}
 	if err := env.srv.deliverNotices(ctx); err != nil {
 		t.Fatal(err)
 	}
-	if due, _ = env.st.DueOutbox(ctx, "notice", "9999", 10); len(due) != 0 {
+	if due = env.queued("notice"); len(due) != 0 {
 		t.Fatalf("still due: %+v", due)
 	}
 	files, _ := filepath.Glob(filepath.Join(dir, "*.eml"))

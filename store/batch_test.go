@@ -79,7 +79,7 @@ func TestEnqueueWebhooksOnePerWebhookTakingTheEvent(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	due, err := s.DueOutbox(ctx, "webhook", "9999-12-31 23:59:59", 100)
+	due, err := s.ClaimOutbox(ctx, "webhook", "9999-12-31 23:59:59", "9999-12-31 23:59:59", 100)
 	if err != nil || len(due) != len(takes) {
 		t.Fatalf("%d outbox rows for %d webhooks, %v", len(due), len(takes), err)
 	}

@@ -139,7 +139,8 @@ func TestAClaimUnderWayKeepsItsDeliveries(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	first, err := s.claimEDI(ctx, tx, at, lease, deliveries/2, 0)
+	query, args := s.claimEDI(at, lease, deliveries/2, 0)
+	first, err := scanEDIs(tx.QueryContext(ctx, query, args...))
 	if err != nil {
 		tx.Rollback()
 		t.Fatal(err)

@@ -77,22 +77,16 @@ func (t *Tx) QueueEDI(d EDIDelivery) error {
 // attempted at most retries times; their time come, no lease running) and leases them until
 // leaseUntil: another run skips them, and a crash leaves them due again once the lease ends.
 func (s *Store) ClaimEDI(ctx context.Context, now, leaseUntil string, limit, retries int) ([]EDIDelivery, error) {
-	var out []EDIDelivery
-	err := s.write(ctx, func(tx *sql.Tx) error {
-		var err error
-		out, err = s.claimEDI(ctx, tx, now, leaseUntil, limit, retries)
-		return err
-	})
-	return out, err
+	query, args := s.claimEDI(now, leaseUntil, limit, retries)
+	return claim(ctx, s, scanEDIs, query, args...)
 }
 
-// claimEDI is ClaimEDI's statement in tx: the rows a concurrent claim holds are skipped, not waited
-// for (which would claim them again once that claim commits).
-func (s *Store) claimEDI(ctx context.Context, tx *sql.Tx, now, leaseUntil string, limit, retries int) ([]EDIDelivery, error) {
-	return scanEDIs(tx.QueryContext(ctx, `UPDATE edi_deliveries SET lease_until = ?, updated_at = ?
+// claimEDI is ClaimEDI's statement and its arguments (a test runs it in a transaction it holds open).
+func (s *Store) claimEDI(now, leaseUntil string, limit, retries int) (string, []any) {
+	return `UPDATE edi_deliveries SET lease_until = ?, updated_at = ?
 		WHERE id IN (SELECT id FROM edi_deliveries WHERE (state = 'queued' OR state = 'awaiting' AND attempts <= ?) AND next_at <= ?
-			AND (lease_until IS NULL OR lease_until <= ?) ORDER BY next_at, id LIMIT ?`+s.d.skipLocked+`)
-		RETURNING `+ediColumns, leaseUntil, now, retries, now, now, limit))
+			AND (lease_until IS NULL OR lease_until <= ?) ORDER BY next_at, id LIMIT ?` + s.d.skipLocked + `)
+		RETURNING ` + ediColumns, []any{leaseUntil, now, retries, now, now, limit}
 }
 
 // EDIOutcome is what one attempt at a delivery came to.

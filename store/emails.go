@@ -129,16 +129,11 @@ func (s *Store) DocumentEmails(ctx context.Context, documentID int64) ([]Email, 
 // lease runs, and leases them until leaseUntil: another process's claim skips them, and a crash leaves
 // them due again once the lease ends (RecordEmails ends it). They come in the order they were queued.
 func (s *Store) ClaimEmails(ctx context.Context, now, leaseUntil string, limit int) ([]Email, error) {
-	var out []Email
-	err := s.write(ctx, func(tx *sql.Tx) error {
-		var err error
-		out, err = s.scanEmails(tx.QueryContext(ctx, `UPDATE emails SET lease_until = ?
-			WHERE id IN (SELECT id FROM emails WHERE state IN ('queued', 'returned') AND next_attempt_at <= ?
-				AND (lease_until IS NULL OR lease_until <= ?) ORDER BY next_attempt_at, id LIMIT ?`+s.d.skipLocked+`)
-			RETURNING `+emailColumns, leaseUntil, now, now, limit))
-		slices.SortFunc(out, func(a, b Email) int { return cmp.Compare(a.ID, b.ID) })
-		return err
-	})
+	out, err := claim(ctx, s, s.scanEmails, `UPDATE emails SET lease_until = ?
+		WHERE id IN (SELECT id FROM emails WHERE state IN ('queued', 'returned') AND next_attempt_at <= ?
+			AND (lease_until IS NULL OR lease_until <= ?) ORDER BY next_attempt_at, id LIMIT ?`+s.d.skipLocked+`)
+		RETURNING `+emailColumns, leaseUntil, now, now, limit)
+	slices.SortFunc(out, func(a, b Email) int { return cmp.Compare(a.ID, b.ID) })
 	return out, err
 }
 

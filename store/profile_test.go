@@ -40,7 +40,7 @@ func TestProfileAndNotifications(t *testing.T) {
 		}
 	}
 	queue(NoticeReceived)
-	if due, _ := s.DueOutbox(ctx, "notice", "9999", 10); len(due) != 0 {
+	if due, _ := s.ClaimOutbox(ctx, "notice", "9999", "9999", 10); len(due) != 0 {
 		t.Fatalf("queued without settings: %v", due)
 	}
 	if err := s.SaveNotifications(ctx, e.ID, Notifications{OnRejected: true, CC: []string{"a@x.pt", "b@x.pt"}}); err != nil {
@@ -48,7 +48,7 @@ func TestProfileAndNotifications(t *testing.T) {
 	}
 	queue(NoticeReceived)
 	queue(NoticeRejected)
-	due, err := s.DueOutbox(ctx, "notice", "9999", 10)
+	due, err := s.ClaimOutbox(ctx, "notice", "9999", "9999", 10)
 	if err != nil || len(due) != 1 || string(due[0].Payload) != `{"event":"rejected","reason":"why"}` || due[0].DocumentID != d {
 		t.Fatalf("due %+v %v", due, err)
 	}
@@ -98,7 +98,7 @@ func TestWebhookSettings(t *testing.T) {
 	if err := s.EnqueueWebhookTest(ctx, w2); err != nil {
 		t.Fatal(err)
 	}
-	due, _ := s.DueOutbox(ctx, "webhook", "9999", 10)
+	due, _ := s.ClaimOutbox(ctx, "webhook", "9999", "9999", 10)
 	if len(due) != 1 || due[0].DocumentID != 0 || due[0].EntityID != e.ID {
 		t.Fatalf("test event %+v", due)
 	}
@@ -133,7 +133,7 @@ func TestWebhookSettings(t *testing.T) {
 	if failing, _ := s.FailingWebhooks(ctx, e.ID+1); len(failing) != 0 {
 		t.Fatalf("another entity's failing webhooks: %+v", failing)
 	}
-	if due, _ := s.DueOutbox(ctx, "webhook", "9999", 10); len(due) != 1 || due[0].Attempts != 1 {
+	if due, _ := s.ClaimOutbox(ctx, "webhook", "9999", "9999", 10); len(due) != 1 || due[0].Attempts != 1 {
 		t.Fatalf("requeued %+v", due)
 	}
 	err = s.RecordOutbox(ctx, []OutboxResult{{ID: a.OutboxID, Done: true,

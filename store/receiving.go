@@ -291,26 +291,15 @@ type OutboxItem struct {
 	CreatedAt  string
 }
 
-// DueOutbox lists pending work of a kind whose time has come, oldest first, leased or not.
-func (s *Store) DueOutbox(ctx context.Context, kind, now string, limit int) ([]OutboxItem, error) {
-	return s.scanOutbox(s.reader.QueryContext(ctx, `SELECT `+outboxColumns+`
-		FROM outbox WHERE kind = ? AND state = 'pending' AND next_attempt_at <= ? ORDER BY next_attempt_at, id LIMIT ?`, kind, now, limit))
-}
-
 // ClaimOutbox takes up to limit rows of a kind whose time has come and no lease runs, and leases them
 // until leaseUntil: another process's claim skips them, and a crash leaves them due again once the
 // lease ends (RecordOutbox ends it). They come in the order they were queued.
 func (s *Store) ClaimOutbox(ctx context.Context, kind, now, leaseUntil string, limit int) ([]OutboxItem, error) {
-	var out []OutboxItem
-	err := s.write(ctx, func(tx *sql.Tx) error {
-		var err error
-		out, err = s.scanOutbox(tx.QueryContext(ctx, `UPDATE outbox SET lease_until = ?
-			WHERE id IN (SELECT id FROM outbox WHERE kind = ? AND state = 'pending' AND next_attempt_at <= ?
-				AND (lease_until IS NULL OR lease_until <= ?) ORDER BY next_attempt_at, id LIMIT ?`+s.d.skipLocked+`)
-			RETURNING `+outboxColumns, leaseUntil, kind, now, now, limit))
-		slices.SortFunc(out, func(a, b OutboxItem) int { return cmp.Compare(a.ID, b.ID) })
-		return err
-	})
+	out, err := claim(ctx, s, s.scanOutbox, `UPDATE outbox SET lease_until = ?
+		WHERE id IN (SELECT id FROM outbox WHERE kind = ? AND state = 'pending' AND next_attempt_at <= ?
+			AND (lease_until IS NULL OR lease_until <= ?) ORDER BY next_attempt_at, id LIMIT ?`+s.d.skipLocked+`)
+		RETURNING `+outboxColumns, leaseUntil, kind, now, now, limit)
+	slices.SortFunc(out, func(a, b OutboxItem) int { return cmp.Compare(a.ID, b.ID) })
 	return out, err
 }
 

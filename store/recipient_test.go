@@ -78,7 +78,7 @@ func TestRecipientHistoryAndCutOff(t *testing.T) {
 	if got.ImportedAt != "" || got.ProcessState != "" || got.ProcessStateAt != "" {
 		t.Fatalf("the recipient-side state stayed: %+v", got)
 	}
-	if due, _ := s.DueOutbox(ctx, "webhook", "9999", 10); len(due) != 0 {
+	if due, _ := s.ClaimOutbox(ctx, "webhook", "9999", "9999", 10); len(due) != 0 {
 		t.Fatalf("%d deliveries still due to the previous recipient", len(due))
 	}
 }

@@ -31,7 +31,8 @@ func consoleSite(t *testing.T) (*site, *browser, string) {
 		t.Fatal(err)
 	}
 	s.issue("FT 2026/700")
-	due, err := s.st.DueOutbox(ctx, "webhook", time.Now().Add(time.Hour).UTC().Format(store.TimeLayout), 10)
+	later := time.Now().Add(time.Hour).UTC().Format(store.TimeLayout)
+	due, err := s.st.ClaimOutbox(ctx, "webhook", later, later, 10)
 	if err != nil || len(due) == 0 {
 		t.Fatalf("no webhook delivery queued: %v", err)
 	}

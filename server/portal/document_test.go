@@ -234,7 +234,7 @@ func TestResendAndAttention(t *testing.T) {
 	if err := s.st.RecordEmails(ctx, []store.EmailOutcome{{ID: emails[0].ID, Error: "550 no such user"}}); err != nil {
 		t.Fatal(err)
 	}
-	due, _ := s.st.DueOutbox(ctx, "webhook", "9999", 10)
+	due, _ := s.st.ClaimOutbox(ctx, "webhook", "9999", "9999", 10)
 	if len(due) == 0 {
 		t.Fatal("no webhook delivery to fail")
 	}

@@ -36,7 +36,7 @@ func settingsFixture(t *testing.T, s *site) store.Webhook {
 	if err := s.st.EnqueueWebhookTest(ctx, hook); err != nil {
 		t.Fatal(err)
 	}
-	due, _ := s.st.DueOutbox(ctx, "webhook", "9999", 10)
+	due, _ := s.st.ClaimOutbox(ctx, "webhook", "9999", "9999", 10)
 	if err := s.st.RecordOutbox(ctx, []store.OutboxResult{{ID: due[0].ID, Failed: true, Error: "HTTP 503",
 		Attempt: &store.WebhookAttempt{WebhookID: hook.ID, Attempt: 1, StatusCode: 503, LatencyMS: 12, Error: "HTTP 503"}}}); err != nil {
 		t.Fatal(err)
@@ -215,7 +215,7 @@ func TestSettingsWebhookActionsStayInTheEntity(t *testing.T) {
 	if err := s.st.EnqueueWebhookTest(ctx, theirs); err != nil {
 		t.Fatal(err)
 	}
-	due, _ := s.st.DueOutbox(ctx, "webhook", "9999", 10)
+	due, _ := s.st.ClaimOutbox(ctx, "webhook", "9999", "9999", 10)
 	if err := s.st.RecordOutbox(ctx, []store.OutboxResult{{ID: due[0].ID, Failed: true, Error: "HTTP 503",
 		Attempt: &store.WebhookAttempt{WebhookID: theirs.ID, Attempt: 1, StatusCode: 503, Error: "HTTP 503"}}}); err != nil {
 		t.Fatal(err)
@@ -234,7 +234,7 @@ func TestSettingsWebhookActionsStayInTheEntity(t *testing.T) {
 			t.Errorf("%s: %d", path, resp.StatusCode)
 		}
 	}
-	if due, _ := s.st.DueOutbox(ctx, "webhook", "9999", 10); len(due) != 0 {
+	if due, _ := s.st.ClaimOutbox(ctx, "webhook", "9999", "9999", 10); len(due) != 0 {
 		t.Fatalf("queued for another entity's webhook: %+v", due)
 	}
 }
