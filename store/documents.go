@@ -330,25 +330,31 @@ func (s *Store) RecipientRules(ctx context.Context, entityID int64) ([]string, e
 	return recipientRules(ctx, s.reader, entityID)
 }
 
+// querier runs queries: the reader pool, a transaction, or a Tx (reads).
 type querier interface {
 	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
 }
 
-func recipientRules(ctx context.Context, q querier, entityID int64) ([]string, error) {
-	rows, err := q.QueryContext(ctx, `SELECT rule FROM recipient_rules WHERE entity_id = ? ORDER BY rule`, entityID)
+// queryStrings is the first column of every row of a query.
+func queryStrings(ctx context.Context, q querier, query string, args ...any) ([]string, error) {
+	rows, err := q.QueryContext(ctx, query, args...)
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
 	var out []string
 	for rows.Next() {
-		var r string
-		if err := rows.Scan(&r); err != nil {
+		var s string
+		if err := rows.Scan(&s); err != nil {
 			return nil, err
 		}
-		out = append(out, r)
+		out = append(out, s)
 	}
 	return out, rows.Err()
+}
+
+func recipientRules(ctx context.Context, q querier, entityID int64) ([]string, error) {
+	return queryStrings(ctx, q, `SELECT rule FROM recipient_rules WHERE entity_id = ? ORDER BY rule`, entityID)
 }
 
 // SetRecipientRule adds (on) or removes (off) a rule of a recipient entity.

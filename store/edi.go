@@ -262,21 +262,8 @@ func (t *Tx) EDIDeliveryByRemoteID(connector, partner, remoteID string) (EDIDeli
 
 // EDIPartners lists the partners of a connector kind that took deliveries they know by an id of their own.
 func (s *Store) EDIPartners(ctx context.Context, connector string) ([]string, error) {
-	rows, err := s.reader.QueryContext(ctx, `SELECT DISTINCT partner FROM edi_deliveries WHERE connector = ? AND remote_id <> ''
+	return queryStrings(ctx, s.reader, `SELECT DISTINCT partner FROM edi_deliveries WHERE connector = ? AND remote_id <> ''
 		ORDER BY partner`, connector)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var out []string
-	for rows.Next() {
-		var p string
-		if err := rows.Scan(&p); err != nil {
-			return nil, err
-		}
-		out = append(out, p)
-	}
-	return out, rows.Err()
 }
 
 // IsExternalIssuer tells whether an entity exists here only as the issuer of documents received from
