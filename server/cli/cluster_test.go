@@ -27,9 +27,10 @@ import (
 // clusterKey is the secret key both processes share, as an installation's processes must.
 const clusterKey = "cluster test secret key 0123456789"
 
-// clusterPorts are the two processes' ports (this package's tests' range is 47000–47199); a process
-// restarted after kill -9 comes back on its own port, as behind a load balancer.
-var clusterPorts = [2]int{47010, 47011}
+// clusterPorts are the two processes' ports: a process restarted after kill -9 comes back on its own
+// port, as behind a load balancer. They are below Linux's range of ephemeral ports (32768–60999), so
+// no outgoing connection of a test running alongside can hold one (the AS2 tests use 19801–19806).
+var clusterPorts = [2]int{19810, 19811}
 
 func requireCluster(t *testing.T) {
 	t.Helper()
