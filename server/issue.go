@@ -155,7 +155,8 @@ func (w *Workflow) issue(ctx context.Context, req issueRequest) (Issued, error) 
 	}
 
 	var out Issued
-	var webhooks, mails, ediQueued bool
+	var mails, ediQueued bool
+	webhooks := new(int64)
 	err = w.store.Update(ctx, func(tx *store.Tx) error {
 		recipient, err := recipientOf(tx, counterparty)
 		if err != nil {
@@ -228,13 +229,13 @@ func (w *Workflow) issue(ctx context.Context, req issueRequest) (Issued, error) 
 		if err := recordChange(tx, &doc, before.State, out.Edited, recipient); err != nil {
 			return err
 		}
-		webhooks = tx.QueuedWebhooks() > 0
+		webhooks = tx.QueuedWebhooks()
 		if mails = doc.SendByEmail && len(doc.EmailAddresses) > 0; mails {
 			return w.queueEmails(tx, &doc, req.lang)
 		}
 		return nil
 	})
-	if err == nil && webhooks { // the jobs are woken only when there is work for them
+	if err == nil && *webhooks > 0 { // the jobs are woken only when there is work for them
 		w.jobs.trigger(jobWebhooks)
 	}
 	if err == nil && mails {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"testing"
 )
@@ -113,7 +114,9 @@ func TestWritesSentTogetherKeepTheirOrderAndErrors(t *testing.T) {
 			Currency: "EUR", PayableAmount: "1.00", State: StateToSend, EDIState: "pending", Method: "ubl"}
 	}
 	var doc Document
+	var queued *int64
 	err := s.Update(ctx, func(tx *Tx) error {
+		queued = tx.QueuedWebhooks()
 		doc = newDoc("FT 1")
 		if err := tx.SaveDocument(&doc); err != nil {
 			return err
@@ -124,9 +127,6 @@ func TestWritesSentTogetherKeepTheirOrderAndErrors(t *testing.T) {
 		if err := tx.EnqueueWebhooks(a.ID, doc.ID, "document.received", nil); err != nil {
 			return err
 		}
-		if n := tx.QueuedWebhooks(); n != 1 {
-			t.Errorf("queued webhooks: %d, want 1", n)
-		}
 		// A later read sees the history entry written before it.
 		var n int
 		if err := tx.queryRow(`SELECT count(*) FROM document_history WHERE document_id = ?`, doc.ID).Scan(&n); err != nil || n != 1 {
@@ -136,6 +136,9 @@ func TestWritesSentTogetherKeepTheirOrderAndErrors(t *testing.T) {
 	})
 	if err != nil {
 		t.Fatal(err)
+	}
+	if *queued != 1 {
+		t.Errorf("queued webhooks: %d, want 1", *queued)
 	}
 
 	// A write that fails (a history entry of no document) fails the transaction with its own error,
@@ -160,5 +163,57 @@ func TestWritesSentTogetherKeepTheirOrderAndErrors(t *testing.T) {
 	var kept int
 	if err := s.reader.QueryRow(`SELECT count(*) FROM documents WHERE number = 'FT 2'`).Scan(&kept); err != nil || kept != 0 {
 		t.Fatalf("documents of the failed transaction kept: %d %v", kept, err)
+	}
+
+	// The same when the failing write is the transaction's last, sent with its commit, or when the
+	// work ignored the error of the read that carried it.
+	for _, ignore := range []bool{false, true} {
+		err = s.Update(ctx, func(tx *Tx) error {
+			d := newDoc("FT 3")
+			if err := tx.SaveDocument(&d); err != nil {
+				return err
+			}
+			if err := tx.AddHistory(HistoryEntry{DocumentID: d.ID + 1000, Kind: "state", Description: "created"}); err != nil {
+				return err
+			}
+			if ignore {
+				tx.DocumentByID(d.ID)
+			}
+			return nil
+		})
+		if err == nil {
+			t.Fatalf("ignoring the read's error %v: a history entry of no document was committed", ignore)
+		}
+		if code := pgCode(err); s.Shared() && code != "23503" {
+			t.Fatalf("ignoring the read's error %v: error %v (code %q), want the foreign-key violation", ignore, err, code)
+		}
+		if err := s.reader.QueryRow(`SELECT count(*) FROM documents WHERE number = 'FT 3'`).Scan(&kept); err != nil || kept != 0 {
+			t.Fatalf("documents of the failed transaction kept: %d %v", kept, err)
+		}
+	}
+
+	// A transaction that runs no statement, and one rolled back after its writes, leave the
+	// connection ready for the next.
+	if err := s.Update(ctx, func(tx *Tx) error { return nil }); err != nil {
+		t.Fatal(err)
+	}
+	err = s.Update(ctx, func(tx *Tx) error {
+		d := newDoc("FT 4")
+		if err := tx.SaveDocument(&d); err != nil {
+			return err
+		}
+		if err := tx.AddHistory(HistoryEntry{DocumentID: d.ID, Kind: "state", Description: "created"}); err != nil {
+			return err
+		}
+		return ErrConflict
+	})
+	if !errors.Is(err, ErrConflict) {
+		t.Fatalf("the work's own error: %v", err)
+	}
+	for range 2 * postgresConns { // every pooled connection
+		var n int
+		if err := s.writer.QueryRow(`SELECT count(*) FROM documents WHERE number IN ('FT 1', 'FT 4')`).Scan(&n); err != nil || n != 1 {
+			t.Fatalf("documents after the rollback: %d %v", n, err)
+		}
 	}
 }

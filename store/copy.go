@@ -62,7 +62,7 @@ func (s *Store) CopyToPostgres(ctx context.Context, dst *Store) ([]TableCount, e
 	defer conn.Close()
 	var counts []TableCount
 	err = conn.Raw(func(driverConn any) error {
-		pc, ok := driverConn.(placeholderConn)
+		pc, ok := driverConn.(*placeholderConn)
 		if !ok {
 			return fmt.Errorf("store: unexpected PostgreSQL connection %T", driverConn)
 		}

@@ -9,8 +9,6 @@ import (
 	"fmt"
 	"sort"
 	"strings"
-
-	"github.com/jackc/pgx/v5"
 )
 
 // Document states (state_document.alias in the API).
@@ -382,93 +380,37 @@ type Tx struct {
 	d        *dialect
 	webhooks int64 // webhook deliveries queued in this transaction
 
-	pipe    pipeline       // PostgreSQL: sends the pending writes together; nil on SQLite
-	pending []pendingWrite // writes not sent yet (PostgreSQL)
-	failed  error          // the error of pending writes sent before a read
-
 	entities map[int64]entityReads // what EntityByNIF read with the entities it found
 }
 
-// pendingWrite is a write whose outcome the transaction needs only at its end (an insert of history,
-// events, outbox rows, files); rows, when set, gets the number of rows it wrote.
-type pendingWrite struct {
-	query string
-	args  []any
-	rows  *int64
-}
-
-// QueuedWebhooks is how many webhook deliveries the transaction has queued so far.
-func (t *Tx) QueuedWebhooks() int64 {
-	t.flushBeforeRead()
-	return t.webhooks
-}
+// QueuedWebhooks is how many webhook deliveries the transaction queued, complete once it has
+// committed (on PostgreSQL the writes that queue them may wait for the commit).
+func (t *Tx) QueuedWebhooks() *int64 { return &t.webhooks }
 
 // later runs a write whose outcome the transaction needs only when it commits. On PostgreSQL it
-// waits until the transaction's next statement or its end, and the writes waiting then go to the
-// server together, in one round trip; on SQLite (no network) it runs at once. rows, when not nil,
-// is added the number of rows the write wrote.
+// waits until the transaction's next statement or its commit and goes to the server with it (see
+// postgres_tx.go); on SQLite (no network) it runs at once. rows, when not nil, is added the number
+// of rows the write wrote.
 func (t *Tx) later(rows *int64, query string, args ...any) error {
-	if t.pipe == nil {
-		res, err := t.tx.ExecContext(t.ctx, query, args...)
-		if err == nil && rows != nil {
-			var n int64
-			n, err = res.RowsAffected()
-			*rows += n
-		}
+	res, err := t.tx.ExecContext(sendLater(t.ctx, rows), query, args...)
+	if err != nil || rows == nil {
 		return err
 	}
-	t.pending = append(t.pending, pendingWrite{query: query, args: args, rows: rows})
-	return nil
+	n, err := res.RowsAffected() // 0 for a write that waits: its count is added when it is sent
+	*rows += n
+	return err
 }
 
-// flush sends the pending writes, in their order, in one round trip.
-func (t *Tx) flush() error {
-	if len(t.pending) == 0 {
-		return nil
-	}
-	pending := t.pending
-	t.pending = nil
-	return t.pipe(func(c *pgx.Conn) error {
-		b := &pgx.Batch{}
-		for _, w := range pending {
-			b.Queue(dollarPlaceholders(w.query), postgresArgs(w.args)...)
-		}
-		results := c.SendBatch(t.ctx, b)
-		for _, w := range pending {
-			tag, err := results.Exec()
-			if err != nil {
-				results.Close()
-				return err
-			}
-			if w.rows != nil {
-				*w.rows += tag.RowsAffected()
-			}
-		}
-		return results.Close()
-	})
-}
-
-// flushBeforeRead sends the pending writes before a statement that may read them. Their error is kept
-// as the transaction's (the statement itself then fails too: the transaction is aborted).
-func (t *Tx) flushBeforeRead() {
-	if err := t.flush(); err != nil && t.failed == nil {
-		t.failed = err
-	}
-}
-
-// exec, query and queryRow run a statement of the transaction after the pending writes.
+// exec, query and queryRow run a statement of the transaction.
 func (t *Tx) exec(query string, args ...any) (sql.Result, error) {
-	t.flushBeforeRead()
 	return t.tx.ExecContext(t.ctx, query, args...)
 }
 
 func (t *Tx) query(query string, args ...any) (*sql.Rows, error) {
-	t.flushBeforeRead()
 	return t.tx.QueryContext(t.ctx, query, args...)
 }
 
 func (t *Tx) queryRow(query string, args ...any) *sql.Row {
-	t.flushBeforeRead()
 	return t.tx.QueryRowContext(t.ctx, query, args...)
 }
 
@@ -488,16 +430,8 @@ func (r reads) QueryRowContext(ctx context.Context, query string, args ...any) *
 // not interrupted by the end of ctx. On PostgreSQL, fn runs again when its transaction lost a race
 // with another one (a deadlock, a key made meanwhile): what it collects outside starts over with it.
 func (s *Store) Update(ctx context.Context, fn func(*Tx) error) error {
-	return s.writeGrouped(ctx, func(tx *sql.Tx, pipe pipeline) error {
-		t := &Tx{ctx: context.WithoutCancel(ctx), tx: tx, now: s.timestamp(), ids: s.ids, d: &s.d, pipe: pipe}
-		err := fn(t)
-		if t.failed != nil { // what failed first, rather than the aborted transaction's later errors
-			return t.failed
-		}
-		if err != nil {
-			return err
-		}
-		return t.flush()
+	return s.writeGrouped(ctx, func(tx *sql.Tx) error {
+		return fn(&Tx{ctx: context.WithoutCancel(ctx), tx: tx, now: s.timestamp(), ids: s.ids, d: &s.d})
 	})
 }
 

@@ -68,32 +68,68 @@ func (c placeholderConnector) Connect(ctx context.Context) (driver.Conn, error) 
 		conn.Close()
 		return nil, fmt.Errorf("store: unexpected PostgreSQL connection %T", conn)
 	}
-	return placeholderConn{pc}, nil
+	return &placeholderConn{Conn: pc}, nil
 }
 
-// placeholderConn is a pgx connection whose statements are rewritten from ? to $n placeholders.
-type placeholderConn struct{ *stdlib.Conn }
+// placeholderConn is a pgx connection whose statements are rewritten from ? to $n placeholders, and
+// whose write transactions send their statements together where they can (postgres_tx.go).
+type placeholderConn struct {
+	*stdlib.Conn
 
-func (c placeholderConn) PrepareContext(ctx context.Context, query string) (driver.Stmt, error) {
+	inTx    bool               // a transaction begun by BeginTx is open
+	begun   bool               // its BEGIN has been sent
+	waiting []waitingStatement // statements that go to the server with the next one
+	failed  error              // the transaction's first failed statement
+	txCtx   context.Context    // the transaction's context, for its COMMIT or ROLLBACK
+}
+
+func (c *placeholderConn) PrepareContext(ctx context.Context, query string) (driver.Stmt, error) {
+	if err := c.sendWaitingAlone(ctx); err != nil {
+		return nil, err
+	}
 	return c.Conn.PrepareContext(ctx, dollarPlaceholders(query))
 }
 
-func (c placeholderConn) Prepare(query string) (driver.Stmt, error) {
+func (c *placeholderConn) Prepare(query string) (driver.Stmt, error) {
 	return c.PrepareContext(context.Background(), query)
 }
 
-func (c placeholderConn) ExecContext(ctx context.Context, query string, args []driver.NamedValue) (driver.Result, error) {
+func (c *placeholderConn) ExecContext(ctx context.Context, query string, args []driver.NamedValue) (driver.Result, error) {
+	if rows, ok := ctx.Value(sendLaterKey{}).(**int64); ok && c.inTx && len(args) > 0 {
+		c.wait(query, args, *rows)
+		return driver.RowsAffected(0), nil
+	}
+	if values, ok := c.waitingFirst(args); ok {
+		return c.execWithWaiting(ctx, query, values)
+	}
+	if err := c.sendWaitingAlone(ctx); err != nil {
+		return nil, err
+	}
 	if len(args) == 0 { // a statement without arguments may be several (a migration): left as it is
 		return c.Conn.ExecContext(ctx, query, args)
 	}
 	return c.Conn.ExecContext(ctx, dollarPlaceholders(query), args)
 }
 
-func (c placeholderConn) QueryContext(ctx context.Context, query string, args []driver.NamedValue) (driver.Rows, error) {
+func (c *placeholderConn) QueryContext(ctx context.Context, query string, args []driver.NamedValue) (driver.Rows, error) {
+	if values, ok := c.waitingFirst(args); ok {
+		return c.queryWithWaiting(ctx, query, values)
+	}
+	if err := c.sendWaitingAlone(ctx); err != nil {
+		return nil, err
+	}
 	if len(args) == 0 {
 		return c.Conn.QueryContext(ctx, query, args)
 	}
 	return c.Conn.QueryContext(ctx, dollarPlaceholders(query), args)
+}
+
+// ResetSession drops what a connection handed back in the middle of a transaction still held.
+func (c *placeholderConn) ResetSession(ctx context.Context) error {
+	if c.inTx {
+		return driver.ErrBadConn
+	}
+	return c.Conn.ResetSession(ctx)
 }
 
 // CheckNamedValue binds what SQLite takes and PostgreSQL would refuse as SQLite would store or match
@@ -102,7 +138,7 @@ func (c placeholderConn) QueryContext(ctx context.Context, query string, args []
 // into an integer. A string that is not valid UTF-8 or holds a NUL byte (PostgreSQL's text holds
 // neither) has U+FFFD in their place: a lookup by it then finds nothing, as on SQLite, instead of
 // failing, and a header a client sent is kept readable.
-func (c placeholderConn) CheckNamedValue(nv *driver.NamedValue) error {
+func (c *placeholderConn) CheckNamedValue(nv *driver.NamedValue) error {
 	nv.Value = postgresValue(nv.Value)
 	return c.Conn.CheckNamedValue(nv)
 }

@@ -137,20 +137,8 @@ func (s *Store) write(ctx context.Context, fn func(tx *sql.Tx) error) error {
 		return err
 	}
 	defer s.endTurn()
-	return s.transaction(ctx, plain(fn))
+	return s.transaction(ctx, fn)
 }
-
-// plain is fn as a transaction's work that sends no pipelined writes.
-func plain(fn func(tx *sql.Tx) error) txWork {
-	return func(tx *sql.Tx, _ pipeline) error { return fn(tx) }
-}
-
-// txWork is what a transaction runs. pipe, on PostgreSQL, runs a function on the transaction's own
-// connection, which can send several statements in one round trip (Tx.later); nil on SQLite.
-type txWork func(tx *sql.Tx, pipe pipeline) error
-
-// pipeline runs f on a transaction's pgx connection, between the transaction's statements.
-type pipeline func(f func(*pgx.Conn) error) error
 
 // takeTurn waits for one of the writers' turns (on SQLite, the one writer's); endTurn gives it back.
 func (s *Store) takeTurn(ctx context.Context) error {
@@ -166,7 +154,7 @@ func (s *Store) endTurn() { <-s.writeTurn }
 
 // transaction runs fn in one transaction; a panic in fn rolls it back before it goes on. On
 // PostgreSQL, a transaction that lost a race with another (a deadlock) runs again.
-func (s *Store) transaction(ctx context.Context, fn txWork) error {
+func (s *Store) transaction(ctx context.Context, fn func(tx *sql.Tx) error) error {
 	for attempt := 1; ; attempt++ {
 		err := s.transactionOnce(ctx, fn)
 		if attempt == maxAttempts || !retryable(err) {
@@ -182,20 +170,8 @@ var errRaced = fmt.Errorf("%w: a concurrent transaction wrote the same key", Err
 // maxAttempts bounds how many times a transaction that lost races runs.
 const maxAttempts = 5
 
-func (s *Store) transactionOnce(ctx context.Context, fn txWork) error {
-	begin, pipe := s.writer.BeginTx, pipeline(nil)
-	if s.d.shared { // on a connection of its own, which the pipeline reaches
-		conn, err := s.writer.Conn(ctx)
-		if err != nil {
-			return err
-		}
-		defer conn.Close()
-		begin = conn.BeginTx
-		pipe = func(f func(*pgx.Conn) error) error {
-			return conn.Raw(func(dc any) error { return f(dc.(placeholderConn).Conn.Conn()) })
-		}
-	}
-	tx, err := begin(ctx, nil)
+func (s *Store) transactionOnce(ctx context.Context, fn func(tx *sql.Tx) error) error {
+	tx, err := s.writer.BeginTx(ctx, nil)
 	if err != nil {
 		return err
 	}
@@ -205,7 +181,7 @@ func (s *Store) transactionOnce(ctx context.Context, fn txWork) error {
 			panic(p)
 		}
 	}()
-	if err := fn(tx, pipe); err != nil {
+	if err := fn(tx); err != nil {
 		tx.Rollback()
 		return mapError(err)
 	}
@@ -243,7 +219,7 @@ func (w *queuedWrite) capture(f func() error) {
 // writeGrouped runs fn in a write transaction, possibly together with other grouped writes. fn must
 // not let its statements be interrupted (a cancelled statement inside a transaction rolls back the
 // whole transaction): its statements use a context that is never cancelled.
-func (s *Store) writeGrouped(ctx context.Context, fn txWork) error {
+func (s *Store) writeGrouped(ctx context.Context, fn func(tx *sql.Tx) error) error {
 	if s.d.shared { // PostgreSQL runs the writes side by side
 		if err := s.takeTurn(ctx); err != nil {
 			return err
@@ -251,7 +227,7 @@ func (s *Store) writeGrouped(ctx context.Context, fn txWork) error {
 		defer s.endTurn()
 		return s.transaction(context.WithoutCancel(ctx), fn)
 	}
-	w := &queuedWrite{ctx: ctx, fn: func(tx *sql.Tx) error { return fn(tx, nil) }, done: make(chan struct{})}
+	w := &queuedWrite{ctx: ctx, fn: fn, done: make(chan struct{})}
 	s.queueMu.Lock()
 	s.queue = append(s.queue, w)
 	s.queueMu.Unlock()
@@ -289,7 +265,7 @@ func (s *Store) commitGroup(group []*queuedWrite) {
 	if len(group) == 1 {
 		w := group[0]
 		if w.err = w.ctx.Err(); w.err == nil {
-			w.capture(func() error { return s.transaction(context.WithoutCancel(w.ctx), plain(w.fn)) })
+			w.capture(func() error { return s.transaction(context.WithoutCancel(w.ctx), w.fn) })
 		}
 		close(w.done)
 		return

@@ -1,0 +1,295 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"database/sql/driver"
+	"errors"
+	"io"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgtype"
+)
+
+// Write transactions on PostgreSQL travel in few round trips. Each round trip wakes a database
+// backend and the server's goroutine once, and on a busy machine those wake-ups cost more than the
+// statements: a transaction's BEGIN is sent with its first statement, the writes whose outcome it
+// needs only at its end (Tx.later) wait and go with its next statement, and the last of them go with
+// its COMMIT, all as one pgx batch. Reads see the writes sent before them, since these are sent first.
+
+// waitingStatement is a statement of a transaction that goes to the server with the next one.
+type waitingStatement struct {
+	query string
+	args  []any
+	rows  *int64 // when set, gets the number of rows the statement wrote
+}
+
+// sendLaterKey marks a write's context: the write may wait for the transaction's next statement.
+type sendLaterKey struct{}
+
+// sendLater is ctx for a write that may wait until the transaction's next statement, or its commit,
+// and go to the server with it. rows, when not nil, gets the number of rows the write wrote once it
+// is sent; until then its result says 0. On SQLite (no network) the write runs at once.
+func sendLater(ctx context.Context, rows *int64) context.Context {
+	return context.WithValue(ctx, sendLaterKey{}, &rows)
+}
+
+// BeginTx starts a transaction whose BEGIN waits for its first statement. Transactions with options
+// (the lists' read-only snapshots) begin at once, as pgx begins them.
+func (c *placeholderConn) BeginTx(ctx context.Context, opts driver.TxOptions) (driver.Tx, error) {
+	if opts.ReadOnly || sql.IsolationLevel(opts.Isolation) != sql.LevelDefault {
+		return c.Conn.BeginTx(ctx, opts)
+	}
+	c.waiting = append(c.waiting[:0], waitingStatement{query: "begin"})
+	c.inTx, c.begun, c.failed, c.txCtx = true, false, nil, context.WithoutCancel(ctx)
+	return pipelinedTx{c}, nil
+}
+
+// pipelinedTx is a transaction begun by BeginTx.
+type pipelinedTx struct{ c *placeholderConn }
+
+// Commit sends the waiting writes and COMMIT together. When one of the transaction's statements
+// failed, it rolls back and returns that first error, whatever its caller did with it.
+func (t pipelinedTx) Commit() error {
+	c := t.c
+	defer c.endTx()
+	if !c.begun && len(c.waiting) == 1 { // nothing ran: there is nothing to commit
+		return nil
+	}
+	if c.failed != nil {
+		c.rollback()
+		return c.failed
+	}
+	results, err := c.sendWaiting(c.txCtx, "commit", nil)
+	if err != nil {
+		c.rollback()
+		return err
+	}
+	tag, err := results.Exec()
+	if cerr := results.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil && tag.String() != "COMMIT" { // the server rolled back instead
+		err = pgx.ErrTxCommitRollback
+	}
+	if err != nil {
+		c.rollback()
+	}
+	return err
+}
+
+// Rollback drops the waiting writes and rolls back what the server has of the transaction.
+func (t pipelinedTx) Rollback() error {
+	c := t.c
+	defer c.endTx()
+	if !c.begun {
+		return nil
+	}
+	return c.rollback()
+}
+
+func (c *placeholderConn) rollback() error {
+	c.waiting = nil
+	if !c.begun {
+		return nil
+	}
+	_, err := c.Conn.Conn().Exec(c.txCtx, "rollback")
+	return err
+}
+
+func (c *placeholderConn) endTx() {
+	c.waiting, c.inTx, c.begun, c.failed, c.txCtx = nil, false, false, nil, nil
+}
+
+// wait keeps a write of the open transaction for its next round trip.
+func (c *placeholderConn) wait(query string, args []driver.NamedValue, rows *int64) {
+	values := make([]any, len(args))
+	for i, a := range args {
+		values[i] = a.Value
+	}
+	c.waiting = append(c.waiting, waitingStatement{query: dollarPlaceholders(query), args: values, rows: rows})
+}
+
+// sendWaiting sends the waiting statements and then query (with args), in one round trip, and reads
+// the waiting ones' results. It returns the batch's results at query's, which the caller reads and
+// closes. The first error of a waiting statement is the transaction's (see Commit).
+func (c *placeholderConn) sendWaiting(ctx context.Context, query string, args []any) (pgx.BatchResults, error) {
+	b := &pgx.Batch{}
+	for _, w := range c.waiting {
+		b.Queue(w.query, w.args...)
+	}
+	b.Queue(query, args...)
+	waiting := c.waiting
+	c.waiting = c.waiting[:0]
+	c.begun = true
+	results := c.Conn.Conn().SendBatch(ctx, b)
+	for _, w := range waiting {
+		tag, err := results.Exec()
+		if err != nil {
+			results.Close()
+			if c.failed == nil {
+				c.failed = err
+			}
+			return nil, err
+		}
+		if w.rows != nil {
+			*w.rows += tag.RowsAffected()
+		}
+	}
+	return results, nil
+}
+
+// waitingFirst tells whether a statement must go with waiting ones (or wait itself) and gives its
+// arguments; statements without arguments may be several (a migration) and go after them, alone.
+func (c *placeholderConn) waitingFirst(args []driver.NamedValue) ([]any, bool) {
+	if len(c.waiting) == 0 || len(args) == 0 {
+		return nil, false
+	}
+	values := make([]any, len(args))
+	for i, a := range args {
+		values[i] = a.Value
+	}
+	return values, true
+}
+
+// sendWaitingAlone sends the waiting statements by themselves, before a statement that cannot join
+// them.
+func (c *placeholderConn) sendWaitingAlone(ctx context.Context) error {
+	if len(c.waiting) == 0 {
+		return nil
+	}
+	last := c.waiting[len(c.waiting)-1]
+	c.waiting = c.waiting[:len(c.waiting)-1]
+	results, err := c.sendWaiting(ctx, last.query, last.args)
+	if err != nil {
+		return err
+	}
+	tag, err := results.Exec()
+	if cerr := results.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil && c.failed == nil {
+		c.failed = err
+	}
+	if err == nil && last.rows != nil {
+		*last.rows += tag.RowsAffected()
+	}
+	return err
+}
+
+// execWithWaiting runs a write with the waiting statements before it, in one round trip.
+func (c *placeholderConn) execWithWaiting(ctx context.Context, query string, args []any) (driver.Result, error) {
+	results, err := c.sendWaiting(ctx, dollarPlaceholders(query), args)
+	if err != nil {
+		return nil, err
+	}
+	tag, err := results.Exec()
+	if cerr := results.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		if c.failed == nil {
+			c.failed = err
+		}
+		return nil, err
+	}
+	return driver.RowsAffected(tag.RowsAffected()), nil
+}
+
+// queryWithWaiting runs a query with the waiting statements before it, in one round trip.
+func (c *placeholderConn) queryWithWaiting(ctx context.Context, query string, args []any) (driver.Rows, error) {
+	results, err := c.sendWaiting(ctx, dollarPlaceholders(query), args)
+	if err != nil {
+		return nil, err
+	}
+	rows, err := results.Query()
+	if err != nil {
+		results.Close()
+		if c.failed == nil {
+			c.failed = err
+		}
+		return nil, err
+	}
+	return &batchRows{rows: rows, results: results, conn: c}, nil
+}
+
+// batchRows is the rows of a query sent in a batch, as database/sql reads them: values of the types
+// pgx's own driver gives (int64, float64, bool, string, []byte, time.Time).
+type batchRows struct {
+	rows    pgx.Rows
+	results pgx.BatchResults
+	conn    *placeholderConn
+	closed  bool
+}
+
+func (r *batchRows) Columns() []string {
+	fields := r.rows.FieldDescriptions()
+	names := make([]string, len(fields))
+	for i, f := range fields {
+		names[i] = f.Name
+	}
+	return names
+}
+
+func (r *batchRows) Next(dest []driver.Value) error {
+	if !r.rows.Next() {
+		if err := r.rows.Err(); err != nil {
+			if r.conn.failed == nil {
+				r.conn.failed = err
+			}
+			return err
+		}
+		return io.EOF
+	}
+	values, err := r.rows.Values()
+	if err != nil {
+		return err
+	}
+	fields := r.rows.FieldDescriptions()
+	raw := r.rows.RawValues()
+	for i, v := range values {
+		if fields[i].DataTypeOID == pgtype.JSONOID && raw[i] != nil {
+			v = string(raw[i]) // the stored text, not pgx's decoding of it
+		}
+		if dest[i], err = driverValue(v); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (r *batchRows) Close() error {
+	if r.closed {
+		return nil
+	}
+	r.closed = true
+	r.rows.Close()
+	err := r.rows.Err()
+	if cerr := r.results.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil && r.conn.failed == nil {
+		r.conn.failed = err
+	}
+	return err
+}
+
+// driverValue is v as one of database/sql's driver values.
+func driverValue(v any) (driver.Value, error) {
+	switch v := v.(type) {
+	case nil, int64, float64, bool, string, []byte:
+		return v, nil
+	case int32:
+		return int64(v), nil
+	case int16:
+		return int64(v), nil
+	case float32:
+		return float64(v), nil
+	case driver.Valuer:
+		return v.Value()
+	}
+	if dv, err := driver.DefaultParameterConverter.ConvertValue(v); err == nil {
+		return dv, nil
+	}
+	return nil, errors.New("store: a PostgreSQL value of an unexpected type")
+}
