@@ -120,6 +120,7 @@ func (s *Store) Credentials(ctx context.Context, kind string) ([]Credential, err
 // DisableCredential disables a credential and revokes every access token issued to it.
 func (s *Store) DisableCredential(ctx context.Context, id int64) error {
 	defer s.tokens.clear() // after the commit: a lookup meanwhile may have kept a token of it
+	defer s.forgetEntities()
 	return s.write(ctx, func(tx *sql.Tx) error {
 		res, err := tx.ExecContext(ctx, `UPDATE credentials SET disabled = 1 WHERE id = ?`, id)
 		if err != nil {
@@ -156,6 +157,7 @@ func (s *Store) Authorization(ctx context.Context, credentialID, entityID int64)
 // SetHandshake records (done) or revokes (not done) the legacy handshake of an authorised pair;
 // ErrNotFound when the credential is not authorised for the entity.
 func (s *Store) SetHandshake(ctx context.Context, credentialID, entityID int64, done bool) error {
+	defer s.forgetEntities()
 	var at any
 	if done {
 		at = s.timestamp()
@@ -198,7 +200,7 @@ func (s *Store) LookupAccessToken(ctx context.Context, token string) (AccessToke
 	var hash [32]byte
 	copy(hash[:], HashToken(token))
 	now := s.now()
-	if t, ok := s.tokens.get(hash, now); ok {
+	if t, ok := s.tokens.get(hash, now); ok && t.ExpiresAt.Unix() > now.Unix() {
 		return t, nil
 	}
 	var t AccessToken

@@ -380,7 +380,8 @@ type Tx struct {
 	d        *dialect
 	webhooks int64 // webhook deliveries queued in this transaction
 
-	entities map[int64]entityReads // what EntityByNIF read with the entities it found
+	entities        map[int64]entityReads // what EntityByNIF read with the entities it found
+	changedEntities bool                  // it changed an entity's row (the caches forget them)
 }
 
 // QueuedWebhooks is how many webhook deliveries the transaction queued, complete once it has
@@ -430,8 +431,17 @@ func (r reads) QueryRowContext(ctx context.Context, query string, args ...any) *
 // not interrupted by the end of ctx. On PostgreSQL, fn runs again when its transaction lost a race
 // with another one (a deadlock, a key made meanwhile): what it collects outside starts over with it.
 func (s *Store) Update(ctx context.Context, fn func(*Tx) error) error {
+	changedEntities := false
+	defer func() {
+		if changedEntities { // after the commit: a lookup meanwhile may have kept the old row
+			s.forgetEntities()
+		}
+	}()
 	return s.writeGrouped(ctx, func(tx *sql.Tx) error {
-		return fn(&Tx{ctx: context.WithoutCancel(ctx), tx: tx, now: s.timestamp(), ids: s.ids, d: &s.d})
+		t := &Tx{ctx: context.WithoutCancel(ctx), tx: tx, now: s.timestamp(), ids: s.ids, d: &s.d}
+		err := fn(t)
+		changedEntities = changedEntities || t.changedEntities
+		return err
 	})
 }
 
@@ -647,6 +657,7 @@ func nullID(id int64) any {
 // Spend takes amount transactions from an entity's balance and records why; the balance may not go
 // below zero unless allowNegative.
 func (t *Tx) Spend(entityID, documentID, amount int64, reason string, allowNegative bool) error {
+	t.changedEntities = true
 	res, err := t.exec(`UPDATE entities SET transactions = transactions - ?, updated_at = ?
 		WHERE id = ? AND (? = 1 OR transactions >= ?)`, amount, t.now, entityID, allowNegative, amount)
 	if err != nil {

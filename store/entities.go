@@ -105,8 +105,21 @@ type Access struct {
 }
 
 // EntityAccess finds the entity a public key identifies and what a credential may do for it, in one
-// read (authentication does it on every request).
+// read. Authentication does it on every request: an answer that lets the credential act is kept
+// briefly (briefcache.go).
 func (s *Store) EntityAccess(ctx context.Context, key string, credentialID int64) (Entity, Access, error) {
+	now, k := s.now(), entityAccessKey{key, credentialID}
+	if kept, ok := s.entityAccess.get(k, now); ok {
+		return kept.entity, kept.access, nil
+	}
+	e, access, err := s.readEntityAccess(ctx, key, credentialID)
+	if err == nil && access.Authorized {
+		s.entityAccess.put(k, entityAccess{e, access}, now)
+	}
+	return e, access, err
+}
+
+func (s *Store) readEntityAccess(ctx context.Context, key string, credentialID int64) (Entity, Access, error) {
 	var handshake sql.NullBool // NULL when the credential is not authorised for the entity
 	e, err := scanEntity(s.reader.QueryRowContext(ctx, `SELECT `+entityColumns+`,
 		(SELECT handshake_at IS NOT NULL FROM authorizations WHERE credential_id = ? AND entity_id = entities.id)
@@ -139,6 +152,7 @@ func (s *Store) Entities(ctx context.Context) ([]Entity, error) {
 
 // UpdateEntity applies the non-nil changes and returns the entity as stored.
 func (s *Store) UpdateEntity(ctx context.Context, id int64, c EntityChanges) (Entity, error) {
+	defer s.forgetEntities()
 	var e Entity
 	err := s.write(ctx, func(tx *sql.Tx) error {
 		_, err := tx.ExecContext(ctx, `UPDATE entities SET

@@ -45,6 +45,7 @@ func (s *Store) ProfileOf(ctx context.Context, entityID int64) (Profile, error) 
 // SaveProfile replaces an entity's profile and names the entity name, in one transaction; ErrNotFound
 // when there is no such entity.
 func (s *Store) SaveProfile(ctx context.Context, entityID int64, name string, p Profile) (Profile, error) {
+	defer s.forgetEntities()
 	err := s.write(ctx, func(tx *sql.Tx) error {
 		p.UpdatedAt = s.timestamp()
 		res, err := tx.ExecContext(ctx, `UPDATE entities SET name = ?, updated_at = ? WHERE id = ?`, name, p.UpdatedAt, entityID)

@@ -24,6 +24,7 @@ type Seal struct {
 // SaveSeal stores (or replaces) an entity's seal, its key encrypted, and marks the entity as one the
 // service signs for.
 func (s *Store) SaveSeal(ctx context.Context, seal Seal) error {
+	defer s.forgetEntities()
 	var chain []byte
 	for _, c := range seal.Chain {
 		chain = binary.BigEndian.AppendUint32(chain, uint32(len(c)))
@@ -94,6 +95,7 @@ func (s *Store) Seals(ctx context.Context) ([]Seal, error) {
 
 // DeleteSeal removes an entity's seal: the service no longer signs for it.
 func (s *Store) DeleteSeal(ctx context.Context, entityID int64) error {
+	defer s.forgetEntities()
 	return s.write(ctx, func(tx *sql.Tx) error {
 		res, err := tx.ExecContext(ctx, `DELETE FROM seals WHERE entity_id = ?`, entityID)
 		if err != nil {
