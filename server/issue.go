@@ -158,6 +158,9 @@ func (w *Workflow) issue(ctx context.Context, req issueRequest) (Issued, error) 
 	var mails, ediQueued bool
 	webhooks := new(int64)
 	err = w.store.Update(ctx, func(tx *store.Tx) error {
+		if err := tx.ExpectDocumentByKey(req.issuer.ID, model.Number, strings.ToUpper(model.TypeCode), model.IssueDate); err != nil {
+			return err // replacedDocument looks it up
+		}
 		recipient, err := recipientOf(tx, counterparty)
 		if err != nil {
 			return err

@@ -217,3 +217,58 @@ func TestWritesSentTogetherKeepTheirOrderAndErrors(t *testing.T) {
 		}
 	}
 }
+
+// A read announced to the transaction (on PostgreSQL sent with its next statement) answers the same
+// read when the transaction makes it, and only that read.
+func TestAnnouncedReadAnswersTheSameRead(t *testing.T) {
+	s := open(t, t.TempDir())
+	ctx := context.Background()
+	a, _ := s.CreateEntity(ctx, NewEntity{Name: "A", Country: "PT", NIF: "508025338"})
+	var doc Document
+	err := s.Update(ctx, func(tx *Tx) error {
+		doc = Document{IssuerID: a.ID, Kind: "invoice", TypeCode: "FT", Number: "FT 1", EmissionDate: "2026-11-20",
+			Currency: "EUR", PayableAmount: "1.00", State: StateToSend, EDIState: "pending", Method: "ubl"}
+		return tx.SaveDocument(&doc)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = s.Update(ctx, func(tx *Tx) error {
+		if err := tx.ExpectDocumentByKey(a.ID, "FT 1", "FT", "2026-11-20"); err != nil {
+			return err
+		}
+		if err := tx.ExpectDocumentByKey(a.ID, "FT 2", "FT", "2026-11-20"); err != nil {
+			return err
+		}
+		if err := tx.ExpectDocumentByKey(a.ID, "FT 3", "FT", "2026-11-20"); err != nil { // never asked for
+			return err
+		}
+		if _, err := tx.EntityByNIF("PT", "508025338"); err != nil { // the statement they go with
+			return err
+		}
+		got, err := tx.DocumentByKey(a.ID, "FT 1", "FT", "2026-11-20")
+		if err != nil || got.ID != doc.ID || got.Number != "FT 1" {
+			t.Errorf("announced, existing: %+v %v", got, err)
+		}
+		if _, err := tx.DocumentByKey(a.ID, "FT 2", "FT", "2026-11-20"); !errors.Is(err, ErrNotFound) {
+			t.Errorf("announced, missing: %v", err)
+		}
+		// The kept rows answer once: the same read again goes to the database and sees the
+		// transaction's own writes.
+		d := Document{IssuerID: a.ID, Kind: "invoice", TypeCode: "FT", Number: "FT 2", EmissionDate: "2026-11-20",
+			Currency: "EUR", PayableAmount: "1.00", State: StateToSend, EDIState: "pending", Method: "ubl"}
+		if err := tx.SaveDocument(&d); err != nil {
+			return err
+		}
+		if got, err := tx.DocumentByKey(a.ID, "FT 2", "FT", "2026-11-20"); err != nil || got.ID != d.ID {
+			t.Errorf("asked again after writing it: %+v %v", got, err)
+		}
+		if got, err := tx.DocumentByKey(a.ID, "FT 1", "FT", "2026-11-20"); err != nil || got.ID != doc.ID {
+			t.Errorf("not announced: %+v %v", got, err)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}

@@ -498,8 +498,23 @@ func (t *Tx) RecipientRules(entityID int64) ([]string, error) {
 // there is none, another transaction may make it meanwhile: SaveDocument then has the transaction run
 // again, to find it.
 func (t *Tx) DocumentByKey(issuerID int64, number, typeCode, emissionDate string) (Document, error) {
-	return scanDocument(t.ids, t.queryRow(`SELECT `+documentColumns+` FROM documents
-		WHERE issuer_id = ? AND number = ? AND type_code = ? AND emission_date = ?`+t.d.forUpdate, issuerID, number, typeCode, emissionDate))
+	return scanDocument(t.ids, t.queryRow(t.documentByKey(), issuerID, number, typeCode, emissionDate))
+}
+
+// ExpectDocumentByKey announces that the transaction will look this document up by its key: on
+// PostgreSQL the read then goes to the server with the transaction's next statement, rather than in
+// a round trip of its own. The transaction must not write the document before it looks.
+func (t *Tx) ExpectDocumentByKey(issuerID int64, number, typeCode, emissionDate string) error {
+	if !t.d.shared {
+		return nil
+	}
+	_, err := t.tx.ExecContext(readAhead(t.ctx), t.documentByKey(), issuerID, number, typeCode, emissionDate)
+	return err
+}
+
+func (t *Tx) documentByKey() string {
+	return `SELECT ` + documentColumns + ` FROM documents
+		WHERE issuer_id = ? AND number = ? AND type_code = ? AND emission_date = ?` + t.d.forUpdate
 }
 
 // SaveDocument inserts a document (ID 0) or rewrites an existing one, and returns it as stored.

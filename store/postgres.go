@@ -76,11 +76,12 @@ func (c placeholderConnector) Connect(ctx context.Context) (driver.Conn, error) 
 type placeholderConn struct {
 	*stdlib.Conn
 
-	inTx    bool               // a transaction begun by BeginTx is open
-	begun   bool               // its BEGIN has been sent
-	waiting []waitingStatement // statements that go to the server with the next one
-	failed  error              // the transaction's first failed statement
-	txCtx   context.Context    // the transaction's context, for its COMMIT or ROLLBACK
+	inTx     bool                 // a transaction begun by BeginTx is open
+	begun    bool                 // its BEGIN has been sent
+	waiting  []waitingStatement   // statements that go to the server with the next one
+	failed   error                // the transaction's first failed statement
+	txCtx    context.Context      // the transaction's context, for its COMMIT or ROLLBACK
+	readRows map[string]*keptRows // the rows of reads sent ahead, by statement and arguments
 }
 
 func (c *placeholderConn) PrepareContext(ctx context.Context, query string) (driver.Stmt, error) {
@@ -96,7 +97,11 @@ func (c *placeholderConn) Prepare(query string) (driver.Stmt, error) {
 
 func (c *placeholderConn) ExecContext(ctx context.Context, query string, args []driver.NamedValue) (driver.Result, error) {
 	if rows, ok := ctx.Value(sendLaterKey{}).(**int64); ok && c.inTx && len(args) > 0 {
-		c.wait(query, args, *rows)
+		c.wait(waitingStatement{query: query, rows: *rows}, args)
+		return driver.RowsAffected(0), nil
+	}
+	if ctx.Value(readAheadKey{}) != nil && c.inTx && len(args) > 0 {
+		c.wait(waitingStatement{query: query, ahead: true}, args)
 		return driver.RowsAffected(0), nil
 	}
 	if values, ok := c.waitingFirst(args); ok {
@@ -112,6 +117,9 @@ func (c *placeholderConn) ExecContext(ctx context.Context, query string, args []
 }
 
 func (c *placeholderConn) QueryContext(ctx context.Context, query string, args []driver.NamedValue) (driver.Rows, error) {
+	if kept, ok := c.takeKeptRows(query, args); ok {
+		return kept, nil
+	}
 	if values, ok := c.waitingFirst(args); ok {
 		return c.queryWithWaiting(ctx, query, values)
 	}

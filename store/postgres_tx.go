@@ -5,9 +5,11 @@ import (
 	"database/sql"
 	"database/sql/driver"
 	"errors"
+	"fmt"
 	"io"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgtype"
 )
 
@@ -16,12 +18,15 @@ import (
 // statements: a transaction's BEGIN is sent with its first statement, the writes whose outcome it
 // needs only at its end (Tx.later) wait and go with its next statement, and the last of them go with
 // its COMMIT, all as one pgx batch. Reads see the writes sent before them, since these are sent first.
+// A read the transaction announces (Tx.readAhead) goes with its next statement too, and its rows are
+// kept for the same read when the transaction makes it.
 
 // waitingStatement is a statement of a transaction that goes to the server with the next one.
 type waitingStatement struct {
 	query string
 	args  []any
 	rows  *int64 // when set, gets the number of rows the statement wrote
+	ahead bool   // a read whose rows are kept for the transaction's same read
 }
 
 // sendLaterKey marks a write's context: the write may wait for the transaction's next statement.
@@ -32,6 +37,16 @@ type sendLaterKey struct{}
 // is sent; until then its result says 0. On SQLite (no network) the write runs at once.
 func sendLater(ctx context.Context, rows *int64) context.Context {
 	return context.WithValue(ctx, sendLaterKey{}, &rows)
+}
+
+// readAheadKey marks a read's context: the read is announced (see readAhead).
+type readAheadKey struct{}
+
+// readAhead is ctx for a read announced to a PostgreSQL transaction: it goes to the server with the
+// transaction's next statement, and its rows answer the same read (same statement, same arguments)
+// when the transaction makes it. Only for reads whose answer the statements in between cannot change.
+func readAhead(ctx context.Context) context.Context {
+	return context.WithValue(ctx, readAheadKey{}, true)
 }
 
 // BeginTx starts a transaction whose BEGIN waits for its first statement. Transactions with options
@@ -98,33 +113,111 @@ func (c *placeholderConn) rollback() error {
 }
 
 func (c *placeholderConn) endTx() {
-	c.waiting, c.inTx, c.begun, c.failed, c.txCtx = nil, false, false, nil, nil
+	c.waiting, c.inTx, c.begun, c.failed, c.txCtx, c.readRows = nil, false, false, nil, nil, nil
 }
 
-// wait keeps a write of the open transaction for its next round trip.
-func (c *placeholderConn) wait(query string, args []driver.NamedValue, rows *int64) {
+// wait keeps a statement of the open transaction for its next round trip.
+func (c *placeholderConn) wait(w waitingStatement, args []driver.NamedValue) {
+	w.query, w.args = dollarPlaceholders(w.query), make([]any, len(args))
+	for i, a := range args {
+		w.args[i] = a.Value
+	}
+	c.waiting = append(c.waiting, w)
+}
+
+// readRowsKey is the key of a read's kept rows: its statement and arguments.
+func readRowsKey(query string, args []any) string {
+	return fmt.Sprintf("%s\x00%#v", query, args)
+}
+
+// keptRows are the rows of a read that went ahead of the transaction's asking for them.
+type keptRows struct {
+	columns []string
+	values  [][]driver.Value
+}
+
+func (r *keptRows) Columns() []string { return r.columns }
+func (r *keptRows) Close() error      { return nil }
+
+func (r *keptRows) Next(dest []driver.Value) error {
+	if len(r.values) == 0 {
+		return io.EOF
+	}
+	copy(dest, r.values[0])
+	r.values = r.values[1:]
+	return nil
+}
+
+// keepRows reads the rows of a read sent ahead.
+func (c *placeholderConn) keepRows(w waitingStatement, results pgx.BatchResults) error {
+	rows, err := results.Query()
+	if err != nil {
+		return err
+	}
+	r := &batchRows{rows: rows, conn: c}
+	kept := &keptRows{columns: r.Columns()}
+	for {
+		values := make([]driver.Value, len(kept.columns))
+		if err := r.Next(values); err == io.EOF {
+			break
+		} else if err != nil {
+			rows.Close()
+			return err
+		}
+		kept.values = append(kept.values, values)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	if c.readRows == nil {
+		c.readRows = map[string]*keptRows{}
+	}
+	c.readRows[readRowsKey(w.query, w.args)] = kept
+	return nil
+}
+
+// takeKeptRows is the kept rows of a read, once.
+func (c *placeholderConn) takeKeptRows(query string, args []driver.NamedValue) (*keptRows, bool) {
+	if len(c.readRows) == 0 {
+		return nil, false
+	}
 	values := make([]any, len(args))
 	for i, a := range args {
 		values[i] = a.Value
 	}
-	c.waiting = append(c.waiting, waitingStatement{query: dollarPlaceholders(query), args: values, rows: rows})
+	key := readRowsKey(dollarPlaceholders(query), values)
+	kept, ok := c.readRows[key]
+	delete(c.readRows, key)
+	return kept, ok
 }
 
 // sendWaiting sends the waiting statements and then query (with args), in one round trip, and reads
 // the waiting ones' results. It returns the batch's results at query's, which the caller reads and
-// closes. The first error of a waiting statement is the transaction's (see Commit).
+// closes; with no query, nil. The first error of a waiting statement is the transaction's (see
+// Commit).
 func (c *placeholderConn) sendWaiting(ctx context.Context, query string, args []any) (pgx.BatchResults, error) {
 	b := &pgx.Batch{}
 	for _, w := range c.waiting {
 		b.Queue(w.query, w.args...)
 	}
-	b.Queue(query, args...)
+	if query != "" {
+		b.Queue(query, args...)
+	}
 	waiting := c.waiting
 	c.waiting = c.waiting[:0]
 	c.begun = true
 	results := c.Conn.Conn().SendBatch(ctx, b)
 	for _, w := range waiting {
-		tag, err := results.Exec()
+		err := error(nil)
+		if w.ahead {
+			err = c.keepRows(w, results)
+		} else {
+			var tag pgconn.CommandTag
+			if tag, err = results.Exec(); err == nil && w.rows != nil {
+				*w.rows += tag.RowsAffected()
+			}
+		}
 		if err != nil {
 			results.Close()
 			if c.failed == nil {
@@ -132,9 +225,9 @@ func (c *placeholderConn) sendWaiting(ctx context.Context, query string, args []
 			}
 			return nil, err
 		}
-		if w.rows != nil {
-			*w.rows += tag.RowsAffected()
-		}
+	}
+	if query == "" {
+		return nil, results.Close()
 	}
 	return results, nil
 }
@@ -158,22 +251,7 @@ func (c *placeholderConn) sendWaitingAlone(ctx context.Context) error {
 	if len(c.waiting) == 0 {
 		return nil
 	}
-	last := c.waiting[len(c.waiting)-1]
-	c.waiting = c.waiting[:len(c.waiting)-1]
-	results, err := c.sendWaiting(ctx, last.query, last.args)
-	if err != nil {
-		return err
-	}
-	tag, err := results.Exec()
-	if cerr := results.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil && c.failed == nil {
-		c.failed = err
-	}
-	if err == nil && last.rows != nil {
-		*last.rows += tag.RowsAffected()
-	}
+	_, err := c.sendWaiting(ctx, "", nil)
 	return err
 }
 
