@@ -108,6 +108,9 @@ func dsn(path string, readOnly bool) string {
 	// NORMAL in WAL mode never loses a committed transaction to a process crash (kill -9); only an
 	// operating-system crash can roll back the last commits.
 	q.Add("_pragma", "synchronous(NORMAL)")
+	// Temporary files in memory: the savepoint journal of a group commit (see writeGrouped) would
+	// otherwise spill to a file past 64 KiB and cost a system call per page.
+	q.Add("_pragma", "temp_store(MEMORY)")
 	if readOnly {
 		q.Add("_pragma", "query_only(1)")
 	} else {
