@@ -5,8 +5,8 @@ import (
 	"time"
 )
 
-// What authentication reads on every API request is kept briefly: the access token it presents, and
-// the entity it acts for with the credential's authorisation for it. Either answer changes only when
+// What authentication reads on every API request is kept briefly: the access token or platform token
+// it presents, and the entity it acts for with the credential's authorisation for it. Either answer changes only when
 // the token expires (checked on every use), or when its credential, the entity or the authorisation
 // changes: the store's own changes empty the caches, and changes made by another process (the admin
 // commands on the same database, another server on PostgreSQL) take effect within briefTTL. Only

@@ -133,3 +133,45 @@ func TestEntityAccessKeptBriefly(t *testing.T) {
 		t.Fatalf("balance after a spend here: %d, want %d", got.Transactions, e.Transactions-1)
 	}
 }
+
+// A platform credential found by its token is kept briefly, as access tokens are.
+func TestPlatformTokensKeptBriefly(t *testing.T) {
+	dir := t.TempDir()
+	s, other := open(t, dir), open(t, dir)
+	ctx := context.Background()
+	now := time.Now()
+	s.SetClock(func() time.Time { return now })
+	lookup := func(token string) error { _, err := s.CredentialByPlatformToken(ctx, token); return err }
+
+	cred, token, err := s.CreatePlatformToken(ctx, "p", []string{"documents"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := lookup(token); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.DisableCredential(ctx, cred.ID); err != nil {
+		t.Fatal(err)
+	}
+	if c, err := s.CredentialByPlatformToken(ctx, token); err != nil || !c.Disabled {
+		t.Fatalf("disabled here: %+v %v", c, err)
+	}
+
+	cred, token, _ = s.CreatePlatformToken(ctx, "q", []string{"documents"})
+	if err := lookup(token); err != nil {
+		t.Fatal(err)
+	}
+	if err := other.DisableCredential(ctx, cred.ID); err != nil {
+		t.Fatal(err)
+	}
+	if c, _ := s.CredentialByPlatformToken(ctx, token); c.Disabled {
+		t.Fatalf("disabled elsewhere, seen within %v", briefTTL)
+	}
+	now = now.Add(briefTTL)
+	if c, _ := s.CredentialByPlatformToken(ctx, token); !c.Disabled {
+		t.Fatalf("disabled elsewhere, not seen after %v", briefTTL)
+	}
+	if err := lookup("no such token"); !errors.Is(err, ErrNotFound) {
+		t.Fatalf("unknown token: %v", err)
+	}
+}

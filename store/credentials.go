@@ -84,8 +84,18 @@ func (s *Store) ClientSecret(ctx context.Context, clientID string) (Credential, 
 
 // CredentialByPlatformToken finds the legacy platform credential a token belongs to.
 func (s *Store) CredentialByPlatformToken(ctx context.Context, token string) (Credential, error) {
-	return scanCredential(s.reader.QueryRowContext(ctx, `SELECT `+credentialColumns+`
-		FROM credentials WHERE kind = 'platform' AND token_hash = ?`, HashToken(token)))
+	var hash [32]byte
+	copy(hash[:], HashToken(token))
+	now := s.now()
+	if c, ok := s.platformTokens.get(hash, now); ok {
+		return c, nil
+	}
+	c, err := scanCredential(s.reader.QueryRowContext(ctx, `SELECT `+credentialColumns+`
+		FROM credentials WHERE kind = 'platform' AND token_hash = ?`, hash[:]))
+	if err == nil && !c.Disabled {
+		s.platformTokens.put(hash, c, now)
+	}
+	return c, err
 }
 
 // CredentialByID finds a credential by its id.
@@ -120,6 +130,7 @@ func (s *Store) Credentials(ctx context.Context, kind string) ([]Credential, err
 // DisableCredential disables a credential and revokes every access token issued to it.
 func (s *Store) DisableCredential(ctx context.Context, id int64) error {
 	defer s.tokens.clear() // after the commit: a lookup meanwhile may have kept a token of it
+	defer s.platformTokens.clear()
 	defer s.forgetEntities()
 	return s.write(ctx, func(tx *sql.Tx) error {
 		res, err := tx.ExecContext(ctx, `UPDATE credentials SET disabled = 1 WHERE id = ?`, id)

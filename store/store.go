@@ -44,15 +44,16 @@ var migrationFiles embed.FS
 // queueing in Go is cheaper than busy-waiting in SQLite) and a pool of read-only connections. On
 // PostgreSQL: one pool for both, and concurrent write transactions.
 type Store struct {
-	writer       *sql.DB
-	reader       *sql.DB
-	d            dialect
-	pgConfig     *pgx.ConnConfig // PostgreSQL: how to open a connection of one's own (Listen)
-	secrets      *secretBox
-	ids          *publicIDs
-	tokens       briefCache[[32]byte, AccessToken]         // access tokens found valid, by hash (briefcache.go)
-	entityAccess briefCache[entityAccessKey, entityAccess] // EntityAccess answers that let a request through
-	now          func() time.Time
+	writer         *sql.DB
+	reader         *sql.DB
+	d              dialect
+	pgConfig       *pgx.ConnConfig // PostgreSQL: how to open a connection of one's own (Listen)
+	secrets        *secretBox
+	ids            *publicIDs
+	tokens         briefCache[[32]byte, AccessToken]         // access tokens found valid, by hash (briefcache.go)
+	entityAccess   briefCache[entityAccessKey, entityAccess] // EntityAccess answers that let a request through
+	platformTokens briefCache[[32]byte, Credential]          // platform credentials found enabled, by their token's hash
+	now            func() time.Time
 
 	writeTurn chan struct{} // holds a token while a write transaction runs
 	queueMu   sync.Mutex
