@@ -41,7 +41,8 @@ type TableCount struct {
 // During the copy the target's own triggers are off: the rows they maintain (the counters of
 // entity_counts) are copied as they are rather than recounted, and rows that triggers would fill in
 // (a history entry's recipient) keep their value. Identity sequences continue after the highest id
-// copied. The row counts of both sides are compared before the transaction commits.
+// copied. The row counts of both sides are compared before the transaction commits; then the copied
+// tables are analysed.
 func (s *Store) CopyToPostgres(ctx context.Context, dst *Store) ([]TableCount, error) {
 	if s.d.name != sqliteDialect.name || dst.d.name != postgresDialect.name {
 		return nil, errWrongCopyEngines
@@ -76,7 +77,14 @@ func (s *Store) CopyToPostgres(ctx context.Context, dst *Store) ([]TableCount, e
 		if counts, err = c.run(ctx); err != nil {
 			return err
 		}
-		return tx.Commit(ctx)
+		if err := tx.Commit(ctx); err != nil {
+			return err
+		}
+		// The planner's statistics of the copied tables, which autovacuum would gather only within
+		// a minute or so: until then it may pick a worse index (an issuer's documents by date for
+		// the look-up of one document by its number).
+		_, err = pg.Exec(ctx, "ANALYZE")
+		return err
 	})
 	return counts, err
 }

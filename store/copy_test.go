@@ -116,6 +116,11 @@ func TestCopyToPostgres(t *testing.T) {
 		platform.ID).Scan(&emptyHash, &nullSecret); err != nil || !emptyHash || !nullSecret {
 		t.Fatalf("empty and NULL blobs: %v %v %v", emptyHash, nullSecret, err)
 	}
+	// The copied tables are analysed, so the planner knows their sizes.
+	var analysed float64
+	if err := dst.reader.QueryRowContext(ctx, `SELECT reltuples FROM pg_class WHERE relname = 'entities'`).Scan(&analysed); err != nil || analysed != 2 {
+		t.Fatalf("entities' statistics: %v rows %v", analysed, err)
+	}
 	// A new row gets an id after the copied ones.
 	c, err := dst.CreateEntity(ctx, NewEntity{Name: "C", Country: "PT", NIF: "503504564"})
 	if err != nil || c.ID <= b.ID {
