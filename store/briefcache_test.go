@@ -7,57 +7,90 @@ import (
 	"time"
 )
 
-// A token found valid is kept briefly: disabling its credential here ends it at once, its expiry
-// ends it when due, and a credential disabled by another process ends it within briefTTL.
-func TestAccessTokensKeptBriefly(t *testing.T) {
-	dir := t.TempDir()
-	s, other := open(t, dir), open(t, dir)
+// A token found valid (an OAuth access token, or a platform credential's token) is kept briefly:
+// disabling its credential here ends it at once, and a credential disabled by another process ends
+// it within briefTTL.
+func TestTokensKeptBriefly(t *testing.T) {
+	type credential struct {
+		id    int64
+		token string
+	}
+	for _, kind := range []struct {
+		name  string
+		issue func(s *Store, ctx context.Context) (credential, error)
+		valid func(s *Store, ctx context.Context, token string) bool
+	}{
+		{"access token", func(s *Store, ctx context.Context) (credential, error) {
+			cred, _, err := s.CreateClient(ctx, "c", []string{"documents"})
+			if err != nil {
+				return credential{}, err
+			}
+			token, _, err := s.IssueAccessToken(ctx, cred.ID, nil, time.Hour)
+			return credential{cred.ID, token}, err
+		}, func(s *Store, ctx context.Context, token string) bool {
+			_, err := s.LookupAccessToken(ctx, token)
+			return err == nil
+		}},
+		{"platform token", func(s *Store, ctx context.Context) (credential, error) {
+			cred, token, err := s.CreatePlatformToken(ctx, "p", []string{"documents"})
+			return credential{cred.ID, token}, err
+		}, func(s *Store, ctx context.Context, token string) bool {
+			c, err := s.CredentialByPlatformToken(ctx, token)
+			return err == nil && !c.Disabled
+		}},
+	} {
+		t.Run(kind.name, func(t *testing.T) {
+			dir := t.TempDir()
+			s, other := open(t, dir), open(t, dir)
+			ctx := context.Background()
+			now := time.Now()
+			s.SetClock(func() time.Time { return now })
+			for _, disabler := range []*Store{s, other} {
+				cred, err := kind.issue(s, ctx)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !kind.valid(s, ctx, cred.token) {
+					t.Fatal("a new token is refused")
+				}
+				if err := disabler.DisableCredential(ctx, cred.id); err != nil {
+					t.Fatal(err)
+				}
+				here := disabler == s
+				if kind.valid(s, ctx, cred.token) == here {
+					t.Fatalf("disabled (here: %v), within %v: valid %v", here, briefTTL, !here)
+				}
+				now = now.Add(briefTTL)
+				if kind.valid(s, ctx, cred.token) {
+					t.Fatalf("disabled (here: %v), after %v: still valid", here, briefTTL)
+				}
+			}
+			if kind.valid(s, ctx, "no such token") {
+				t.Fatal("an unknown token is valid")
+			}
+		})
+	}
+}
+
+// A kept access token still ends when it expires.
+func TestKeptAccessTokenExpires(t *testing.T) {
+	s := open(t, t.TempDir())
 	ctx := context.Background()
 	now := time.Unix(time.Now().Unix(), 900_000_000) // tokens expire on whole seconds: this one in 0.1 s
 	s.SetClock(func() time.Time { return now })
-	lookup := func(token string) error { _, err := s.LookupAccessToken(ctx, token); return err }
-
-	cred, _, err := s.CreateClient(ctx, "c", []string{"documents"})
+	cred, _, err := s.CreateClient(ctx, "e", []string{"documents"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	token, _, err := s.IssueAccessToken(ctx, cred.ID, nil, time.Hour)
+	token, _, err := s.IssueAccessToken(ctx, cred.ID, nil, time.Second)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := lookup(token); err != nil {
-		t.Fatal(err)
-	}
-	if err := s.DisableCredential(ctx, cred.ID); err != nil {
-		t.Fatal(err)
-	}
-	if err := lookup(token); !errors.Is(err, ErrNotFound) {
-		t.Fatalf("disabled here: %v", err)
-	}
-
-	cred, _, _ = s.CreateClient(ctx, "d", []string{"documents"})
-	token, _, _ = s.IssueAccessToken(ctx, cred.ID, nil, time.Hour)
-	if err := lookup(token); err != nil {
-		t.Fatal(err)
-	}
-	if err := other.DisableCredential(ctx, cred.ID); err != nil {
-		t.Fatal(err)
-	}
-	if err := lookup(token); err != nil {
-		t.Fatalf("disabled elsewhere, within %v: %v", briefTTL, err)
-	}
-	now = now.Add(briefTTL)
-	if err := lookup(token); !errors.Is(err, ErrNotFound) {
-		t.Fatalf("disabled elsewhere, after %v: %v", briefTTL, err)
-	}
-
-	cred, _, _ = s.CreateClient(ctx, "e", []string{"documents"})
-	token, _, _ = s.IssueAccessToken(ctx, cred.ID, nil, time.Second)
-	if err := lookup(token); err != nil {
+	if _, err := s.LookupAccessToken(ctx, token); err != nil {
 		t.Fatal(err)
 	}
 	now = now.Add(briefTTL / 2)
-	if err := lookup(token); !errors.Is(err, ErrNotFound) {
+	if _, err := s.LookupAccessToken(ctx, token); !errors.Is(err, ErrNotFound) {
 		t.Fatalf("expired: %v", err)
 	}
 }
@@ -131,47 +164,5 @@ func TestEntityAccessKeptBriefly(t *testing.T) {
 	}
 	if got, _ := access(); got.Transactions != e.Transactions-1 {
 		t.Fatalf("balance after a spend here: %d, want %d", got.Transactions, e.Transactions-1)
-	}
-}
-
-// A platform credential found by its token is kept briefly, as access tokens are.
-func TestPlatformTokensKeptBriefly(t *testing.T) {
-	dir := t.TempDir()
-	s, other := open(t, dir), open(t, dir)
-	ctx := context.Background()
-	now := time.Now()
-	s.SetClock(func() time.Time { return now })
-	lookup := func(token string) error { _, err := s.CredentialByPlatformToken(ctx, token); return err }
-
-	cred, token, err := s.CreatePlatformToken(ctx, "p", []string{"documents"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := lookup(token); err != nil {
-		t.Fatal(err)
-	}
-	if err := s.DisableCredential(ctx, cred.ID); err != nil {
-		t.Fatal(err)
-	}
-	if c, err := s.CredentialByPlatformToken(ctx, token); err != nil || !c.Disabled {
-		t.Fatalf("disabled here: %+v %v", c, err)
-	}
-
-	cred, token, _ = s.CreatePlatformToken(ctx, "q", []string{"documents"})
-	if err := lookup(token); err != nil {
-		t.Fatal(err)
-	}
-	if err := other.DisableCredential(ctx, cred.ID); err != nil {
-		t.Fatal(err)
-	}
-	if c, _ := s.CredentialByPlatformToken(ctx, token); c.Disabled {
-		t.Fatalf("disabled elsewhere, seen within %v", briefTTL)
-	}
-	now = now.Add(briefTTL)
-	if c, _ := s.CredentialByPlatformToken(ctx, token); !c.Disabled {
-		t.Fatalf("disabled elsewhere, not seen after %v", briefTTL)
-	}
-	if err := lookup("no such token"); !errors.Is(err, ErrNotFound) {
-		t.Fatalf("unknown token: %v", err)
 	}
 }
