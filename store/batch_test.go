@@ -3,6 +3,7 @@ package store
 import (
 	"bytes"
 	"context"
+	"database/sql"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -210,11 +211,63 @@ func TestWritesSentTogetherKeepTheirOrderAndErrors(t *testing.T) {
 	if !errors.Is(err, ErrConflict) {
 		t.Fatalf("the work's own error: %v", err)
 	}
-	for range 2 * postgresConns { // every pooled connection
-		var n int
-		if err := s.writer.QueryRow(`SELECT count(*) FROM documents WHERE number IN ('FT 1', 'FT 4')`).Scan(&n); err != nil || n != 1 {
-			t.Fatalf("documents after the rollback: %d %v", n, err)
+	// Every connection of the pool, held at once so that each is a different one, works and is in no
+	// transaction.
+	var conns []*sql.Conn
+	for range s.writer.Stats().MaxOpenConnections {
+		c, err := s.writer.Conn(ctx)
+		if err != nil {
+			t.Fatal(err)
 		}
+		defer c.Close()
+		conns = append(conns, c)
+	}
+	for i, c := range conns {
+		var n int
+		if err := c.QueryRowContext(ctx, `SELECT count(*) FROM documents WHERE number IN ('FT 1', 'FT 4')`).Scan(&n); err != nil || n != 1 {
+			t.Fatalf("connection %d, documents after the rollback: %d %v", i, n, err)
+		}
+		if !s.Shared() {
+			continue
+		}
+		if err := c.Raw(func(dc any) error {
+			pc := dc.(*placeholderConn)
+			if status := pc.Conn.Conn().PgConn().TxStatus(); status != 'I' || pc.inTx || len(pc.waiting) > 0 || pc.failed != nil {
+				return fmt.Errorf("status %c, in a transaction %v, %d statements waiting, failed %v", status, pc.inTx, len(pc.waiting), pc.failed)
+			}
+			return nil
+		}); err != nil {
+			t.Fatalf("connection %d: %v", i, err)
+		}
+	}
+}
+
+// On PostgreSQL a statement that fails aborts its transaction: the work cannot go on past it, and
+// ignoring its error does not commit what came before it.
+func TestIgnoredFailureFailsTheTransaction(t *testing.T) {
+	s := open(t, t.TempDir())
+	ctx := context.Background()
+	a, _ := s.CreateEntity(ctx, NewEntity{Name: "A", Country: "PT", NIF: "508025338"})
+	err := s.Update(ctx, func(tx *Tx) error {
+		d := Document{IssuerID: a.ID, Kind: "invoice", TypeCode: "FT", Number: "FT 1", EmissionDate: "2026-11-20",
+			Currency: "EUR", PayableAmount: "1.00", State: StateToSend, EDIState: "pending", Method: "ubl"}
+		if err := tx.SaveDocument(&d); err != nil {
+			return err
+		}
+		if _, err := tx.exec(`UPDATE documents SET state = 'nonsense' WHERE id = ?`, d.ID); err == nil {
+			t.Error("a state the schema refuses was written")
+		}
+		return nil
+	})
+	var kept int
+	if err := s.reader.QueryRow(`SELECT count(*) FROM documents`).Scan(&kept); err != nil {
+		t.Fatal(err)
+	}
+	if s.Shared() && (pgCode(err) != "23514" || kept != 0) {
+		t.Fatalf("error %v (want the check violation 23514), %d documents kept", err, kept)
+	}
+	if !s.Shared() && (err != nil || kept != 1) { // SQLite undoes the failed statement alone
+		t.Fatalf("error %v, %d documents kept", err, kept)
 	}
 }
 
@@ -265,6 +318,29 @@ func TestAnnouncedReadAnswersTheSameRead(t *testing.T) {
 		}
 		if got, err := tx.DocumentByKey(a.ID, "FT 1", "FT", "2026-11-20"); err != nil || got.ID != doc.ID {
 			t.Errorf("not announced: %+v %v", got, err)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	// A read announced and then made as the transaction's next statement runs once, in its place,
+	// and keeps nothing that a later same read could take.
+	err = s.Update(ctx, func(tx *Tx) error {
+		if err := tx.ExpectDocumentByKey(a.ID, "FT 5", "FT", "2026-11-20"); err != nil {
+			return err
+		}
+		if _, err := tx.DocumentByKey(a.ID, "FT 5", "FT", "2026-11-20"); !errors.Is(err, ErrNotFound) {
+			t.Errorf("announced, then asked at once: %v", err)
+		}
+		d := Document{IssuerID: a.ID, Kind: "invoice", TypeCode: "FT", Number: "FT 5", EmissionDate: "2026-11-20",
+			Currency: "EUR", PayableAmount: "1.00", State: StateToSend, EDIState: "pending", Method: "ubl"}
+		if err := tx.SaveDocument(&d); err != nil {
+			return err
+		}
+		if got, err := tx.DocumentByKey(a.ID, "FT 5", "FT", "2026-11-20"); err != nil || got.ID != d.ID {
+			t.Errorf("asked again after writing it: %+v %v", got, err)
 		}
 		return nil
 	})

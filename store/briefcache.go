@@ -17,10 +17,12 @@ const (
 	briefSize = 10000
 )
 
-// briefCache keeps values for briefTTL.
+// briefCache keeps values for briefTTL. A reader takes the cache's generation before it reads the
+// database and offers what it read with it: a value read before a clear is not kept after it.
 type briefCache[K comparable, V any] struct {
-	mu      sync.Mutex
-	entries map[K]briefEntry[V]
+	mu         sync.Mutex
+	entries    map[K]briefEntry[V]
+	generation uint64 // how many times the cache was cleared
 }
 
 type briefEntry[V any] struct {
@@ -28,21 +30,25 @@ type briefEntry[V any] struct {
 	until time.Time
 }
 
-// get is the value kept for key, when it was kept less than briefTTL before now.
-func (c *briefCache[K, V]) get(key K, now time.Time) (V, bool) {
+// get is the value kept for key, when it was kept less than briefTTL before now; otherwise the
+// generation to offer a value read now with.
+func (c *briefCache[K, V]) get(key K, now time.Time) (v V, generation uint64, ok bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	e, ok := c.entries[key]
 	if !ok || !now.Before(e.until) {
-		var zero V
-		return zero, false
+		return v, c.generation, false
 	}
-	return e.value, true
+	return e.value, c.generation, true
 }
 
-func (c *briefCache[K, V]) put(key K, v V, now time.Time) {
+// put keeps v for key, unless the cache was cleared since generation.
+func (c *briefCache[K, V]) put(key K, v V, generation uint64, now time.Time) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	if generation != c.generation {
+		return
+	}
 	if c.entries == nil || len(c.entries) >= briefSize {
 		c.entries = map[K]briefEntry[V]{}
 	}
@@ -53,6 +59,7 @@ func (c *briefCache[K, V]) clear() {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.entries = nil
+	c.generation++
 }
 
 // entityAccessKey is what EntityAccess looks up: an entity's public key and a credential.
@@ -68,5 +75,6 @@ type entityAccess struct {
 }
 
 // forgetEntities empties the entity answers kept for authentication; the store's changes of entities
-// and authorisations call it after their commit (a lookup meanwhile may have kept the old answer).
+// and authorisations call it after their commit, so that a look-up that read the old row before it
+// cannot keep it.
 func (s *Store) forgetEntities() { s.entityAccess.clear() }

@@ -166,3 +166,27 @@ func TestEntityAccessKeptBriefly(t *testing.T) {
 		t.Fatalf("balance after a spend here: %d, want %d", got.Transactions, e.Transactions-1)
 	}
 }
+
+// A value read before the cache was cleared is not kept after it: the change that cleared it may
+// have come after the read.
+func TestBriefCacheKeepsNothingReadBeforeAClear(t *testing.T) {
+	var c briefCache[string, int]
+	now := time.Now()
+	_, generation, ok := c.get("k", now)
+	if ok {
+		t.Fatal("a value in an empty cache")
+	}
+	c.clear() // a change commits while the value is being read
+	c.put("k", 1, generation, now)
+	if v, _, ok := c.get("k", now); ok {
+		t.Fatalf("kept %d, read before the clear", v)
+	}
+	_, generation, _ = c.get("k", now)
+	c.put("k", 2, generation, now)
+	if v, _, ok := c.get("k", now); !ok || v != 2 {
+		t.Fatalf("read after the clear: %d %v", v, ok)
+	}
+	if _, _, ok := c.get("k", now.Add(briefTTL)); ok {
+		t.Fatal("kept past briefTTL")
+	}
+}

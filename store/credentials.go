@@ -87,13 +87,14 @@ func (s *Store) CredentialByPlatformToken(ctx context.Context, token string) (Cr
 	var hash [32]byte
 	copy(hash[:], HashToken(token))
 	now := s.now()
-	if c, ok := s.platformTokens.get(hash, now); ok {
+	c, generation, ok := s.platformTokens.get(hash, now)
+	if ok {
 		return c, nil
 	}
 	c, err := scanCredential(s.reader.QueryRowContext(ctx, `SELECT `+credentialColumns+`
 		FROM credentials WHERE kind = 'platform' AND token_hash = ?`, hash[:]))
 	if err == nil && !c.Disabled {
-		s.platformTokens.put(hash, c, now)
+		s.platformTokens.put(hash, c, generation, now)
 	}
 	return c, err
 }
@@ -211,8 +212,9 @@ func (s *Store) LookupAccessToken(ctx context.Context, token string) (AccessToke
 	var hash [32]byte
 	copy(hash[:], HashToken(token))
 	now := s.now()
-	if t, ok := s.tokens.get(hash, now); ok && t.ExpiresAt.Unix() > now.Unix() {
-		return t, nil
+	kept, generation, ok := s.tokens.get(hash, now)
+	if ok && kept.ExpiresAt.Unix() > now.Unix() {
+		return kept, nil
 	}
 	var t AccessToken
 	var scopes string
@@ -225,7 +227,7 @@ func (s *Store) LookupAccessToken(ctx context.Context, token string) (AccessToke
 		return AccessToken{}, mapError(err)
 	}
 	t.Scopes, t.ExpiresAt = splitScopes(scopes), time.Unix(expires, 0)
-	s.tokens.put(hash, t, now)
+	s.tokens.put(hash, t, generation, now)
 	return t, nil
 }
 

@@ -109,12 +109,13 @@ type Access struct {
 // briefly (briefcache.go).
 func (s *Store) EntityAccess(ctx context.Context, key string, credentialID int64) (Entity, Access, error) {
 	now, k := s.now(), entityAccessKey{key, credentialID}
-	if kept, ok := s.entityAccess.get(k, now); ok {
+	kept, generation, ok := s.entityAccess.get(k, now)
+	if ok {
 		return kept.entity, kept.access, nil
 	}
 	e, access, err := s.readEntityAccess(ctx, key, credentialID)
 	if err == nil && access.Authorized {
-		s.entityAccess.put(k, entityAccess{e, access}, now)
+		s.entityAccess.put(k, entityAccess{e, access}, generation, now)
 	}
 	return e, access, err
 }

@@ -110,10 +110,12 @@ func (c *placeholderConn) ExecContext(ctx context.Context, query string, args []
 	if err := c.sendWaitingAlone(ctx); err != nil {
 		return nil, err
 	}
-	if len(args) == 0 { // a statement without arguments may be several (a migration): left as it is
-		return c.Conn.ExecContext(ctx, query, args)
+	if len(args) > 0 { // a statement without arguments may be several (a migration): left as it is
+		query = dollarPlaceholders(query)
 	}
-	return c.Conn.ExecContext(ctx, dollarPlaceholders(query), args)
+	res, err := c.Conn.ExecContext(ctx, query, args)
+	c.remember(err)
+	return res, err
 }
 
 func (c *placeholderConn) QueryContext(ctx context.Context, query string, args []driver.NamedValue) (driver.Rows, error) {
@@ -121,15 +123,18 @@ func (c *placeholderConn) QueryContext(ctx context.Context, query string, args [
 		return kept, nil
 	}
 	if values, ok := c.waitingFirst(args); ok {
+		c.dropAnnounced(query, values) // this read is the one announced: it goes in its own place
 		return c.queryWithWaiting(ctx, query, values)
 	}
 	if err := c.sendWaitingAlone(ctx); err != nil {
 		return nil, err
 	}
-	if len(args) == 0 {
-		return c.Conn.QueryContext(ctx, query, args)
+	if len(args) > 0 {
+		query = dollarPlaceholders(query)
 	}
-	return c.Conn.QueryContext(ctx, dollarPlaceholders(query), args)
+	rows, err := c.Conn.QueryContext(ctx, query, args)
+	c.remember(err)
+	return rows, err
 }
 
 // ResetSession drops what a connection handed back in the middle of a transaction still held.
@@ -169,15 +174,6 @@ func postgresValue(v any) any {
 		return int64(0)
 	}
 	return v
-}
-
-// postgresArgs binds args for statements sent on the pgx connection itself (Tx.later).
-func postgresArgs(args []any) []any {
-	out := make([]any, len(args))
-	for i, v := range args {
-		out[i] = postgresValue(v)
-	}
-	return out
 }
 
 // The rewritten statements are kept by their text: the store has a few hundred.

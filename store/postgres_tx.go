@@ -4,9 +4,9 @@ import (
 	"context"
 	"database/sql"
 	"database/sql/driver"
-	"errors"
 	"fmt"
 	"io"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
@@ -177,6 +177,26 @@ func (c *placeholderConn) keepRows(w waitingStatement, results pgx.BatchResults)
 	return nil
 }
 
+// dropAnnounced takes out of the waiting statements an announced read that is query itself: the
+// transaction makes it before it went ahead.
+func (c *placeholderConn) dropAnnounced(query string, args []any) {
+	key := readRowsKey(dollarPlaceholders(query), args)
+	waiting := c.waiting[:0]
+	for _, w := range c.waiting {
+		if !w.ahead || readRowsKey(w.query, w.args) != key {
+			waiting = append(waiting, w)
+		}
+	}
+	c.waiting = waiting
+}
+
+// remember keeps the first error of the open transaction's statements (see Commit).
+func (c *placeholderConn) remember(err error) {
+	if err != nil && c.inTx && c.failed == nil {
+		c.failed = err
+	}
+}
+
 // takeKeptRows is the kept rows of a read, once.
 func (c *placeholderConn) takeKeptRows(query string, args []driver.NamedValue) (*keptRows, bool) {
 	if len(c.readRows) == 0 {
@@ -329,9 +349,7 @@ func (r *batchRows) Next(dest []driver.Value) error {
 		if fields[i].DataTypeOID == pgtype.JSONOID && raw[i] != nil {
 			v = string(raw[i]) // the stored text, not pgx's decoding of it
 		}
-		if dest[i], err = driverValue(v); err != nil {
-			return err
-		}
+		dest[i] = driverValue(v, raw[i])
 	}
 	return nil
 }
@@ -352,22 +370,22 @@ func (r *batchRows) Close() error {
 	return err
 }
 
-// driverValue is v as one of database/sql's driver values.
-func driverValue(v any) (driver.Value, error) {
+// driverValue is v as one of database/sql's driver values; a value of another type (a column type
+// the store does not use) is its bytes as the server sent them.
+func driverValue(v any, raw []byte) driver.Value {
 	switch v := v.(type) {
-	case nil, int64, float64, bool, string, []byte:
-		return v, nil
+	case nil, int64, float64, bool, string, []byte, time.Time:
+		return v
 	case int32:
-		return int64(v), nil
+		return int64(v)
 	case int16:
-		return int64(v), nil
+		return int64(v)
 	case float32:
-		return float64(v), nil
+		return float64(v)
 	case driver.Valuer:
-		return v.Value()
+		if dv, err := v.Value(); err == nil && driver.IsValue(dv) {
+			return dv
+		}
 	}
-	if dv, err := driver.DefaultParameterConverter.ConvertValue(v); err == nil {
-		return dv, nil
-	}
-	return nil, errors.New("store: a PostgreSQL value of an unexpected type")
+	return append([]byte(nil), raw...)
 }
