@@ -18,7 +18,7 @@ import (
 // statements: a transaction's BEGIN is sent with its first statement, the writes whose outcome it
 // needs only at its end (Tx.later) wait and go with its next statement, and the last of them go with
 // its COMMIT, all as one pgx batch. Reads see the writes sent before them, since these are sent first.
-// A read the transaction announces (Tx.readAhead) goes with its next statement too, and its rows are
+// A read the transaction announces (readAhead, Tx.ExpectDocumentByKey) goes with its next statement too, and its rows are
 // kept for the same read when the transaction makes it.
 
 // waitingStatement is a statement of a transaction that goes to the server with the next one.
@@ -240,9 +240,7 @@ func (c *placeholderConn) sendWaiting(ctx context.Context, query string, args []
 		}
 		if err != nil {
 			results.Close()
-			if c.failed == nil {
-				c.failed = err
-			}
+			c.remember(err)
 			return nil, err
 		}
 	}
@@ -286,9 +284,7 @@ func (c *placeholderConn) execWithWaiting(ctx context.Context, query string, arg
 		err = cerr
 	}
 	if err != nil {
-		if c.failed == nil {
-			c.failed = err
-		}
+		c.remember(err)
 		return nil, err
 	}
 	return driver.RowsAffected(tag.RowsAffected()), nil
@@ -303,9 +299,7 @@ func (c *placeholderConn) queryWithWaiting(ctx context.Context, query string, ar
 	rows, err := results.Query()
 	if err != nil {
 		results.Close()
-		if c.failed == nil {
-			c.failed = err
-		}
+		c.remember(err)
 		return nil, err
 	}
 	return &batchRows{rows: rows, results: results, conn: c}, nil
@@ -332,9 +326,7 @@ func (r *batchRows) Columns() []string {
 func (r *batchRows) Next(dest []driver.Value) error {
 	if !r.rows.Next() {
 		if err := r.rows.Err(); err != nil {
-			if r.conn.failed == nil {
-				r.conn.failed = err
-			}
+			r.conn.remember(err)
 			return err
 		}
 		return io.EOF
@@ -364,9 +356,7 @@ func (r *batchRows) Close() error {
 	if cerr := r.results.Close(); err == nil {
 		err = cerr
 	}
-	if err != nil && r.conn.failed == nil {
-		r.conn.failed = err
-	}
+	r.conn.remember(err)
 	return err
 }
 
