@@ -18,8 +18,8 @@ import (
 // statements: a transaction's BEGIN is sent with its first statement, the writes whose outcome it
 // needs only at its end (Tx.later) wait and go with its next statement, and the last of them go with
 // its COMMIT, all as one pgx batch. Reads see the writes sent before them, since these are sent first.
-// A read the transaction announces (readAhead, Tx.ExpectDocumentByKey) goes with its next statement too, and its rows are
-// kept for the same read when the transaction makes it.
+// A read the transaction announces (readAhead, Tx.ExpectDocumentByKey) goes with its next statement
+// too, and its rows are kept for the same read when the transaction makes it.
 
 // waitingStatement is a statement of a transaction that goes to the server with the next one.
 type waitingStatement struct {
