@@ -40,8 +40,7 @@ func newCounter(st *store.Store, name string, limit int, window, block time.Dura
 		return noLimit{}
 	}
 	if st.Shared() {
-		return storeCounter{st: st, prefix: name + ":", limit: store.CounterLimit{Limit: limit, Window: window, Block: block},
-			seen: &seenBlocks{m: map[string]seenBlock{}}}
+		return storeCounter{st: st, prefix: name + ":", limit: store.CounterLimit{Limit: limit, Window: window, Block: block}}
 	}
 	return newRateLimiter(limit, window, block)
 }
@@ -56,60 +55,19 @@ func (noLimit) blocked(context.Context, string, time.Time) (time.Duration, bool,
 	return 0, false, nil
 }
 
-// storeCounter keeps its counts in the database (store.CountEvent). What it last read of a key's block
-// is kept for blockReadFor, so that checking a key on every request costs no statement: a block that
-// another process counted reaches this one within that time, and one this process counted at once.
+// storeCounter keeps its counts in the database (store.CountEvent, store.CounterBlocked).
 type storeCounter struct {
 	st     *store.Store
 	prefix string
 	limit  store.CounterLimit
-	seen   *seenBlocks
 }
 
 func (s storeCounter) allow(ctx context.Context, key string, now time.Time) (time.Duration, bool, error) {
-	wait, ok, err := s.st.CountEvent(ctx, s.prefix+key, now, s.limit)
-	if err == nil && !ok {
-		s.seen.put(key, seenBlock{read: now, until: now.Add(wait)})
-	}
-	return wait, ok, err
+	return s.st.CountEvent(ctx, s.prefix+key, now, s.limit)
 }
 
 func (s storeCounter) blocked(ctx context.Context, key string, now time.Time) (time.Duration, bool, error) {
-	if b, ok := s.seen.get(key, now); ok {
-		return max(b.until.Sub(now), 0), now.Before(b.until), nil
-	}
-	wait, blocked, err := s.st.CounterBlocked(ctx, s.prefix+key, now)
-	if err == nil {
-		s.seen.put(key, seenBlock{read: now, until: now.Add(wait)})
-	}
-	return wait, blocked, err
-}
-
-// blockReadFor is how long a storeCounter trusts what it read of a key's block.
-const blockReadFor = time.Second
-
-// seenBlocks is what a storeCounter read of keys' blocks, and when.
-type seenBlocks struct {
-	mu sync.Mutex
-	m  map[string]seenBlock
-}
-
-type seenBlock struct{ read, until time.Time }
-
-func (s *seenBlocks) get(key string, now time.Time) (seenBlock, bool) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	b, ok := s.m[key]
-	return b, ok && !now.Before(b.read) && now.Sub(b.read) < blockReadFor
-}
-
-func (s *seenBlocks) put(key string, b seenBlock) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if len(s.m) >= maxIdleBuckets { // many addresses: what was read starts over
-		clear(s.m)
-	}
-	s.m[key] = b
+	return s.st.CounterBlocked(ctx, s.prefix+key, now)
 }
 
 // rateLimiter keeps its counts in this process's memory.

@@ -100,7 +100,7 @@ func TestFailedAuthenticationsAddUpAcrossProcesses(t *testing.T) {
 	expectThrottled(t, b.from(attacker, "POST", token, jsonHeader, body))
 	// The address is now refused even with the right secret: at once where the block was counted,
 	// and on the other process once what it read of the address is out of date.
-	time.Sleep(blockReadFor)
+	time.Sleep(store.BriefTTL)
 	for _, env := range envs {
 		body := tokenBody(a.client.ClientID, a.secret, time.Now().Unix(), "n"+store.RandomToken(6))
 		expectThrottled(t, env.from(attacker, "POST", token, jsonHeader, body))
@@ -119,7 +119,7 @@ func TestFailedAuthenticationsAddUpAcrossProcesses(t *testing.T) {
 	if _, err := b.srv.Login(ctx, Login{Username: "ana", Password: "wrong password", Address: "10.0.0.2"}); !hasCode(err, CodeAuthThrottled) {
 		t.Fatalf("the failure past the limit: %v", err)
 	}
-	time.Sleep(blockReadFor)
+	time.Sleep(store.BriefTTL)
 	for _, env := range envs {
 		if _, err := env.srv.Login(ctx, Login{Username: "ana", Password: "long enough pw", Address: "10.0.0.2"}); !hasCode(err, CodeAuthThrottled) {
 			t.Fatalf("the address past the limit: %v", err)

@@ -9,15 +9,17 @@ import (
 // it presents, and the entity it acts for with the credential's authorisation for it. Either answer changes only when
 // the token expires (checked on every use), or when its credential, the entity or the authorisation
 // changes: the store's own changes empty the caches, and changes made by another process (the admin
-// commands on the same database, another server on PostgreSQL) take effect within briefTTL. Only
+// commands on the same database, another server on PostgreSQL) take effect within BriefTTL. Only
 // answers that let a request through are kept, and at most briefSize of each, so unknown keys cannot
 // fill them.
 const (
-	briefTTL  = time.Second
+	// BriefTTL is how long a process keeps what it read (see above), and what it read of a shared
+	// counter's block (CounterBlocked).
+	BriefTTL  = time.Second
 	briefSize = 10000
 )
 
-// briefCache keeps values for briefTTL. A reader takes the cache's generation before it reads the
+// briefCache keeps values for BriefTTL. A reader takes the cache's generation before it reads the
 // database and offers what it read with it: a value read before a clear is not kept after it.
 type briefCache[K comparable, V any] struct {
 	mu         sync.Mutex
@@ -30,7 +32,7 @@ type briefEntry[V any] struct {
 	until time.Time
 }
 
-// get is the value kept for key, when it was kept less than briefTTL before now; otherwise the
+// get is the value kept for key, when it was kept less than BriefTTL before now; otherwise the
 // generation to offer a value read now with.
 func (c *briefCache[K, V]) get(key K, now time.Time) (v V, generation uint64, ok bool) {
 	c.mu.Lock()
@@ -52,7 +54,7 @@ func (c *briefCache[K, V]) put(key K, v V, generation uint64, now time.Time) {
 	if c.entries == nil || len(c.entries) >= briefSize {
 		c.entries = map[K]briefEntry[V]{}
 	}
-	c.entries[key] = briefEntry[V]{value: v, until: now.Add(briefTTL)}
+	c.entries[key] = briefEntry[V]{value: v, until: now.Add(BriefTTL)}
 }
 
 func (c *briefCache[K, V]) clear() {

@@ -9,7 +9,7 @@ import (
 
 // A token found valid (an OAuth access token, or a platform credential's token) is kept briefly:
 // disabling its credential here ends it at once, and a credential disabled by another process ends
-// it within briefTTL.
+// it within BriefTTL.
 func TestTokensKeptBriefly(t *testing.T) {
 	type credential struct {
 		id    int64
@@ -58,11 +58,11 @@ func TestTokensKeptBriefly(t *testing.T) {
 				}
 				here := disabler == s
 				if kind.valid(s, ctx, cred.token) == here {
-					t.Fatalf("disabled (here: %v), within %v: valid %v", here, briefTTL, !here)
+					t.Fatalf("disabled (here: %v), within %v: valid %v", here, BriefTTL, !here)
 				}
-				now = now.Add(briefTTL)
+				now = now.Add(BriefTTL)
 				if kind.valid(s, ctx, cred.token) {
-					t.Fatalf("disabled (here: %v), after %v: still valid", here, briefTTL)
+					t.Fatalf("disabled (here: %v), after %v: still valid", here, BriefTTL)
 				}
 			}
 			if kind.valid(s, ctx, "no such token") {
@@ -89,14 +89,14 @@ func TestKeptAccessTokenExpires(t *testing.T) {
 	if _, err := s.LookupAccessToken(ctx, token); err != nil {
 		t.Fatal(err)
 	}
-	now = now.Add(briefTTL / 2)
+	now = now.Add(BriefTTL / 2)
 	if _, err := s.LookupAccessToken(ctx, token); !errors.Is(err, ErrNotFound) {
 		t.Fatalf("expired: %v", err)
 	}
 }
 
 // The entity a credential acts for is kept briefly once the credential may act for it: the store's
-// own changes of the entity or the authorisation show at once, another process's within briefTTL,
+// own changes of the entity or the authorisation show at once, another process's within BriefTTL,
 // and an answer that refuses the credential is not kept.
 func TestEntityAccessKeptBriefly(t *testing.T) {
 	dir := t.TempDir()
@@ -152,11 +152,11 @@ func TestEntityAccessKeptBriefly(t *testing.T) {
 		t.Fatal(err)
 	}
 	if got, a := access(); got.Name != "B" || !a.Handshake {
-		t.Fatalf("changed elsewhere, within %v: %q %+v", briefTTL, got.Name, a)
+		t.Fatalf("changed elsewhere, within %v: %q %+v", BriefTTL, got.Name, a)
 	}
-	now = now.Add(briefTTL)
+	now = now.Add(BriefTTL)
 	if got, a := access(); got.Name != "C" || a.Handshake {
-		t.Fatalf("changed elsewhere, after %v: %q %+v", briefTTL, got.Name, a)
+		t.Fatalf("changed elsewhere, after %v: %q %+v", BriefTTL, got.Name, a)
 	}
 
 	if err := s.Update(ctx, func(tx *Tx) error { return tx.Spend(e.ID, 0, 1, "test", true) }); err != nil {
@@ -186,7 +186,7 @@ func TestBriefCacheKeepsNothingReadBeforeAClear(t *testing.T) {
 	if v, _, ok := c.get("k", now); !ok || v != 2 {
 		t.Fatalf("read after the clear: %d %v", v, ok)
 	}
-	if _, _, ok := c.get("k", now.Add(briefTTL)); ok {
-		t.Fatal("kept past briefTTL")
+	if _, _, ok := c.get("k", now.Add(BriefTTL)); ok {
+		t.Fatal("kept past BriefTTL")
 	}
 }

@@ -50,6 +50,7 @@ const countEvent = `INSERT INTO counters AS c (key, window_start, window_ms, eve
 // refused, and wait tells how long the key stays blocked. key is bounded by the caller (a credential
 // id, a client address, a clipped client id).
 func (s *Store) CountEvent(ctx context.Context, key string, now time.Time, l CounterLimit) (wait time.Duration, ok bool, err error) {
+	_, generation, _ := s.blocks.get(key, now)
 	// One statement that commits by itself, taking a writer's turn as a transaction would.
 	if err := s.takeTurn(ctx); err != nil {
 		return 0, false, err
@@ -64,20 +65,27 @@ func (s *Store) CountEvent(ctx context.Context, key string, now time.Time, l Cou
 	if events <= int64(l.Limit) {
 		return 0, true, nil
 	}
-	return max(0, time.UnixMilli(blockedUntil).Sub(now)), false, nil
+	until := time.UnixMilli(blockedUntil)
+	s.blocks.put(key, until, generation, now) // a block counted here holds here at once
+	return max(0, until.Sub(now)), false, nil
 }
 
-// CounterBlocked tells, without counting, whether key is blocked at now and for how long.
+// CounterBlocked tells, without counting, whether key is blocked at now and for how long. What the
+// process last read of the key, or a block it counted, is kept for BriefTTL, so that checking a key
+// on every request costs no statement: a block another process counted shows here within that time,
+// one this process counted at once.
 func (s *Store) CounterBlocked(ctx context.Context, key string, now time.Time) (wait time.Duration, blocked bool, err error) {
-	var blockedUntil int64
-	err = s.reader.QueryRowContext(ctx, `SELECT blocked_until FROM counters WHERE key = ?`, key).Scan(&blockedUntil)
-	if err == sql.ErrNoRows {
-		return 0, false, nil
+	until, generation, ok := s.blocks.get(key, now)
+	if !ok {
+		var blockedUntil int64
+		err = s.reader.QueryRowContext(ctx, `SELECT blocked_until FROM counters WHERE key = ?`, key).Scan(&blockedUntil)
+		if err != nil && err != sql.ErrNoRows {
+			return 0, false, err
+		}
+		until = time.UnixMilli(blockedUntil) // the epoch when there is no row: not blocked
+		s.blocks.put(key, until, generation, now)
 	}
-	if err != nil {
-		return 0, false, err
-	}
-	if until := time.UnixMilli(blockedUntil); now.Before(until) {
+	if now.Before(until) {
 		return until.Sub(now), true, nil
 	}
 	return 0, false, nil

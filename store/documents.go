@@ -328,7 +328,7 @@ func (s *Store) RecipientRules(ctx context.Context, entityID int64) ([]string, e
 	return recipientRules(ctx, s.reader, entityID)
 }
 
-// querier runs queries: the reader pool, a transaction, or a Tx (reads).
+// querier runs queries: the reader pool or a transaction.
 type querier interface {
 	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
 }
@@ -415,17 +415,6 @@ func (t *Tx) queryRow(query string, args ...any) *sql.Row {
 	return t.tx.QueryRowContext(t.ctx, query, args...)
 }
 
-// reads is the transaction as the reading helpers shared with the Store take it (a querier).
-type reads struct{ t *Tx }
-
-func (r reads) QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
-	return r.t.query(query, args...)
-}
-
-func (r reads) QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row {
-	return r.t.queryRow(query, args...)
-}
-
 // Update runs fn in one immediate write transaction; an error from fn rolls everything back. Updates
 // that arrive together are committed together (see writeGrouped); once fn runs, its statements are
 // not interrupted by the end of ctx. On PostgreSQL, fn runs again when its transaction lost a race
@@ -491,7 +480,7 @@ func (t *Tx) RecipientRules(entityID int64) ([]string, error) {
 	if read, ok := t.entities[entityID]; ok {
 		return read.rules, nil
 	}
-	return recipientRules(t.ctx, reads{t}, entityID)
+	return recipientRules(t.ctx, t.tx, entityID)
 }
 
 // DocumentByKey finds an issuer's document by its natural key, locked as DocumentByID locks it. When

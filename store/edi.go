@@ -197,7 +197,7 @@ func (t *Tx) IsExternalIssuer(entityID int64) (bool, error) {
 	if read, ok := t.entities[entityID]; ok {
 		return read.external, nil
 	}
-	return isExternalIssuer(t.ctx, reads{t}, entityID)
+	return isExternalIssuer(t.ctx, t.tx, entityID)
 }
 
 // ExternalIssuer is the entity standing for an external issuer of received documents: the entity

@@ -118,11 +118,17 @@ func (c *placeholderConn) endTx() {
 
 // wait keeps a statement of the open transaction for its next round trip.
 func (c *placeholderConn) wait(w waitingStatement, args []driver.NamedValue) {
-	w.query, w.args = dollarPlaceholders(w.query), make([]any, len(args))
-	for i, a := range args {
-		w.args[i] = a.Value
-	}
+	w.query, w.args = dollarPlaceholders(w.query), argValues(args)
 	c.waiting = append(c.waiting, w)
+}
+
+// argValues is the values of a statement's arguments, as pgx takes them.
+func argValues(args []driver.NamedValue) []any {
+	values := make([]any, len(args))
+	for i, a := range args {
+		values[i] = a.Value
+	}
+	return values
 }
 
 // readRowsKey is the key of a read's kept rows: its statement and arguments.
@@ -202,11 +208,7 @@ func (c *placeholderConn) takeKeptRows(query string, args []driver.NamedValue) (
 	if len(c.readRows) == 0 {
 		return nil, false
 	}
-	values := make([]any, len(args))
-	for i, a := range args {
-		values[i] = a.Value
-	}
-	key := readRowsKey(dollarPlaceholders(query), values)
+	key := readRowsKey(dollarPlaceholders(query), argValues(args))
 	kept, ok := c.readRows[key]
 	delete(c.readRows, key)
 	return kept, ok
@@ -256,11 +258,7 @@ func (c *placeholderConn) waitingFirst(args []driver.NamedValue) ([]any, bool) {
 	if len(c.waiting) == 0 || len(args) == 0 {
 		return nil, false
 	}
-	values := make([]any, len(args))
-	for i, a := range args {
-		values[i] = a.Value
-	}
-	return values, true
+	return argValues(args), true
 }
 
 // sendWaitingAlone sends the waiting statements by themselves, before a statement that cannot join

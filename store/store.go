@@ -53,6 +53,7 @@ type Store struct {
 	tokens         briefCache[[32]byte, AccessToken]         // access tokens found valid, by hash (briefcache.go)
 	entityAccess   briefCache[entityAccessKey, entityAccess] // EntityAccess answers that let a request through
 	platformTokens briefCache[[32]byte, Credential]          // platform credentials found enabled, by their token's hash
+	blocks         briefCache[string, time.Time]             // shared counters' blocks, until when (CounterBlocked)
 	now            func() time.Time
 
 	writeTurn chan struct{} // holds a token while a write transaction runs
