@@ -161,7 +161,7 @@ func (w *Workflow) issue(ctx context.Context, req issueRequest) (Issued, error) 
 		if err := tx.ExpectDocumentByKey(req.issuer.ID, model.Number, strings.ToUpper(model.TypeCode), model.IssueDate); err != nil {
 			return err // replacedDocument looks it up
 		}
-		recipient, err := recipientOf(tx, counterparty)
+		recipient, err := recipientOf(tx, req.issuer.ID, counterparty)
 		if err != nil {
 			return err
 		}
@@ -334,9 +334,9 @@ func hasRole(files []store.File, role string) bool {
 	return false
 }
 
-// connectionFinder finds the connection between two entities (a store transaction).
+// connectionFinder finds the state of the connection between two entities (a store transaction).
 type connectionFinder interface {
-	ConnectionBetween(a, b int64) (store.Connection, error)
+	ConnectionState(a, b int64) (string, error)
 }
 
 // route decides where a document goes: to the recipient's inbox when it is an entity here with an
@@ -347,13 +347,13 @@ func route(conns connectionFinder, issuer store.Entity, recipient *store.Entity)
 	if recipient == nil {
 		return store.StateToSend, toSendUnregistered, nil
 	}
-	conn, err := conns.ConnectionBetween(issuer.ID, recipient.ID)
+	conn, err := conns.ConnectionState(issuer.ID, recipient.ID)
 	switch {
-	case errors.Is(err, store.ErrNotFound) || err == nil && conn.State == store.ConnDeclined:
+	case errors.Is(err, store.ErrNotFound) || err == nil && conn == store.ConnDeclined:
 		return store.StateToSend, toSendNoConnection, nil
 	case err != nil:
 		return "", "", err
-	case conn.State != store.ConnApproved:
+	case conn != store.ConnApproved:
 		return store.StateToSend, toSendConnection, nil
 	case recipient.PaysReceived && recipient.Transactions < 1:
 		return store.StateToSend, toSendNoBalance, nil

@@ -9,12 +9,12 @@ import (
 
 // connectionsAnswer is a connection lookup that answers what it is told.
 type connectionsAnswer struct {
-	conn store.Connection
-	err  error
+	state string
+	err   error
 }
 
-func (c connectionsAnswer) ConnectionBetween(a, b int64) (store.Connection, error) {
-	return c.conn, c.err
+func (c connectionsAnswer) ConnectionState(a, b int64) (string, error) {
+	return c.state, c.err
 }
 
 // Only a connection that does not exist routes a document as no_connection; any other error of the
@@ -27,9 +27,9 @@ func TestRouteFailsOnDatabaseErrors(t *testing.T) {
 		state, toSend string
 	}{
 		{"none", connectionsAnswer{err: store.ErrNotFound}, store.StateToSend, toSendNoConnection},
-		{"declined", connectionsAnswer{conn: store.Connection{State: store.ConnDeclined}}, store.StateToSend, toSendNoConnection},
-		{"pending", connectionsAnswer{conn: store.Connection{State: store.ConnPending}}, store.StateToSend, toSendConnection},
-		{"approved", connectionsAnswer{conn: store.Connection{State: store.ConnApproved}}, store.StateSent, ""},
+		{"declined", connectionsAnswer{state: store.ConnDeclined}, store.StateToSend, toSendNoConnection},
+		{"pending", connectionsAnswer{state: store.ConnPending}, store.StateToSend, toSendConnection},
+		{"approved", connectionsAnswer{state: store.ConnApproved}, store.StateSent, ""},
 	}
 	for _, c := range cases {
 		state, toSend, err := route(c.answer, issuer, recipient)

@@ -70,14 +70,15 @@ func (w *Workflow) historyFor(ctx context.Context, d store.Document, viewer int6
 
 // recipientOf finds the counterparty among the installation's entities by any of its identifiers that
 // may be a tax ID (ubl.Party.TaxIDs), with or without the country prefix (without one, the country of
-// its address, or PT); nil when none is an entity here.
-func recipientOf(tx *store.Tx, p ubl.Party) (*store.Entity, error) {
+// its address, or PT); nil when none is an entity here. The same read finds the state of its connection
+// with the issuer (store.Tx.ConnectionState).
+func recipientOf(tx *store.Tx, issuerID int64, p ubl.Party) (*store.Entity, error) {
 	for _, id := range p.TaxIDs() {
 		country, nif := splitTaxID(id, cmp.Or(p.Address.Country, "PT"))
 		if nif == "" {
 			continue
 		}
-		e, err := tx.EntityByNIF(country, nif)
+		e, err := tx.CounterpartyByNIF(issuerID, country, nif)
 		if errors.Is(err, store.ErrNotFound) {
 			continue
 		}

@@ -7,7 +7,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"reflect"
+	"sync/atomic"
 	"testing"
+
+	"einvoice/store/pgtest"
+
+	"github.com/jackc/pgx/v5"
 )
 
 // A creation's repeated rows are written by one statement each: every file of a document, and an
@@ -346,5 +352,126 @@ func TestAnnouncedReadAnswersTheSameRead(t *testing.T) {
 	})
 	if err != nil {
 		t.Fatal(err)
+	}
+}
+
+// roundTrips counts the statements and batches a PostgreSQL connection sends: each is one round trip
+// once the connection has prepared its statements.
+type roundTrips struct{ n atomic.Int64 }
+
+func (r *roundTrips) TraceQueryStart(ctx context.Context, _ *pgx.Conn, _ pgx.TraceQueryStartData) context.Context {
+	r.n.Add(1)
+	return ctx
+}
+func (r *roundTrips) TraceQueryEnd(context.Context, *pgx.Conn, pgx.TraceQueryEndData) {}
+func (r *roundTrips) TraceBatchStart(ctx context.Context, _ *pgx.Conn, _ pgx.TraceBatchStartData) context.Context {
+	r.n.Add(1)
+	return ctx
+}
+func (r *roundTrips) TraceBatchQuery(context.Context, *pgx.Conn, pgx.TraceBatchQueryData) {}
+func (r *roundTrips) TraceBatchEnd(context.Context, *pgx.Conn, pgx.TraceBatchEndData)     {}
+
+// A creation as issuing makes it (the document announced, the recipient read with its connection to
+// the issuer, the document, its file, history entry and states-report event) answers the same on both
+// engines, and on PostgreSQL travels in two round trips: BEGIN with the reads, then the writes with
+// COMMIT. What SaveDocument returns is what is stored.
+func TestCreationReadsAndWrites(t *testing.T) {
+	ctx := context.Background()
+	engines := map[string]*Store{"sqlite": openSQLite(t, t.TempDir())}
+	trips := &roundTrips{}
+	if pgtest.Server() != "" {
+		cfg, err := pgx.ParseConfig(pgtest.NewPreparedDatabase(t, migrateTemplate))
+		if err != nil {
+			t.Fatal(err)
+		}
+		cfg.Tracer = trips
+		box, _ := newSecretBox(key)
+		s, err := openPostgres(ctx, cfg, box)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { s.Close() })
+		engines["postgres"] = s
+	} else {
+		t.Logf("%s is not set: the round trips on PostgreSQL are not counted", pgtest.EnvServer)
+	}
+	for name, s := range engines {
+		t.Run(name, func(t *testing.T) {
+			a, _ := s.CreateEntity(ctx, NewEntity{Name: "A", Country: "PT", NIF: "508025338"})
+			b, _ := s.CreateEntity(ctx, NewEntity{Name: "B", Country: "PT", NIF: "509442013"})
+			c, _ := s.CreateEntity(ctx, NewEntity{Name: "C", Country: "PT", NIF: "500000000"})
+			conn, err := s.CreateConnection(ctx, NewConnection{FromEntityID: b.ID, ToEntityID: a.ID, State: ConnApproved})
+			if err != nil {
+				t.Fatal(err)
+			}
+			create := func(number string, to Entity, wantState string) Document {
+				var doc Document
+				err := s.Update(ctx, func(tx *Tx) error {
+					if err := tx.ExpectDocumentByKey(a.ID, number, "FT", "2026-11-20"); err != nil {
+						return err
+					}
+					r, err := tx.CounterpartyByNIF(a.ID, to.Country, to.NIF)
+					if err != nil || r.ID != to.ID {
+						t.Fatalf("the recipient: %+v %v", r, err)
+					}
+					state, err := tx.ConnectionState(a.ID, r.ID)
+					if state != wantState || (wantState == "") != errors.Is(err, ErrNotFound) {
+						t.Errorf("%s: connection %q %v, want %q", number, state, err, wantState)
+					}
+					if _, err := tx.DocumentByKey(a.ID, number, "FT", "2026-11-20"); !errors.Is(err, ErrNotFound) {
+						t.Errorf("%s: %v", number, err)
+					}
+					doc = Document{IssuerID: a.ID, RecipientID: r.ID, Kind: "invoice", TypeCode: "FT", Number: number,
+						EmissionDate: "2026-11-20", Currency: "EUR", Customer: PartyKey{Country: "PT", NIF: r.NIF, Name: r.Name},
+						PayableAmount: "1.00", State: StateSent, EDIState: "delivered", Method: "ubl", Data: []byte(`{"n":1}`)}
+					if err := tx.SaveDocument(&doc); err != nil {
+						return err
+					}
+					if err := tx.AddFiles(doc.ID, []File{{Role: FileXML, Name: "a.xml", MIME: "application/xml", Content: []byte("<a/>")}}); err != nil {
+						return err
+					}
+					if err := tx.AddHistory(HistoryEntry{DocumentID: doc.ID, Kind: "state", State: StateSent, Description: StateSent}); err != nil {
+						return err
+					}
+					return tx.AddStateEvent(StateEvent{EntityID: a.ID, DocumentID: doc.ID, State: StateSent, EDIState: "delivered"})
+				})
+				if err != nil {
+					t.Fatal(err)
+				}
+				return doc
+			}
+			create("FT 1", b, ConnApproved) // the connections prepare their statements
+			trips.n.Store(0)
+			doc := create("FT 2", b, ConnApproved)
+			if name == "postgres" {
+				if n := trips.n.Load(); n != 2 {
+					t.Errorf("a creation took %d round trips, want 2", n)
+				}
+			}
+			create("FT 3", c, "") // no connection
+			stored, err := s.DocumentByID(ctx, doc.ID)
+			if err != nil || !reflect.DeepEqual(stored, doc) {
+				t.Errorf("SaveDocument returned\n%+v\nstored\n%+v %v", doc, stored, err)
+			}
+			if files, err := s.DocumentFiles(ctx, doc.ID); err != nil || len(files) != 1 {
+				t.Errorf("files: %+v %v", files, err)
+			}
+			// Asked the other way round, or without the recipient read, the connection is the same.
+			err = s.Update(ctx, func(tx *Tx) error {
+				for _, pair := range [][2]int64{{a.ID, b.ID}, {b.ID, a.ID}} {
+					if state, err := tx.ConnectionState(pair[0], pair[1]); err != nil || state != conn.State {
+						t.Errorf("%v: %q %v", pair, state, err)
+					}
+				}
+				_, err := tx.ConnectionState(a.ID, c.ID)
+				if !errors.Is(err, ErrNotFound) {
+					t.Errorf("no connection: %v", err)
+				}
+				return nil
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+		})
 	}
 }

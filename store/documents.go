@@ -441,16 +441,28 @@ func (t *Tx) Now() string { return t.now }
 // stands here only for an external issuer and which fields it requires on what it receives:
 // IsExternalIssuer and RecipientRules then answer for it from what the transaction read.
 func (t *Tx) EntityByNIF(country, nif string) (Entity, error) {
+	return t.entityByNIF(0, country, nif)
+}
+
+// CounterpartyByNIF is EntityByNIF for an entity that entity asker deals with: the same statement
+// also reads the state of the connection between the two, which ConnectionState then answers.
+func (t *Tx) CounterpartyByNIF(asker int64, country, nif string) (Entity, error) {
+	return t.entityByNIF(asker, country, nif)
+}
+
+func (t *Tx) entityByNIF(asker int64, country, nif string) (Entity, error) {
 	var external int64
-	var rules sql.NullString
+	var rules, connection sql.NullString
 	e, err := scanEntity(t.queryRow(`SELECT `+entityColumns+`,
 		(SELECT count(*) FROM external_issuers x WHERE x.entity_id = entities.id),
-		(SELECT `+t.d.joinedText("r.rule")+` FROM recipient_rules r WHERE r.entity_id = entities.id)
-		FROM entities WHERE country = ? AND nif = ?`, country, nif), &external, &rules)
+		(SELECT `+t.d.joinedText("r.rule")+` FROM recipient_rules r WHERE r.entity_id = entities.id),
+		(SELECT c.state FROM connections c WHERE (c.from_entity_id = ? AND c.to_entity_id = entities.id)
+			OR (c.from_entity_id = entities.id AND c.to_entity_id = ?) ORDER BY c.id LIMIT 1)
+		FROM entities WHERE country = ? AND nif = ?`, asker, asker, country, nif), &external, &rules, &connection)
 	if err != nil {
 		return e, err
 	}
-	read := entityReads{external: external > 0}
+	read := entityReads{external: external > 0, asker: asker, connection: connection}
 	if rules.String != "" {
 		read.rules = strings.Split(rules.String, ",")
 		sort.Strings(read.rules)
@@ -464,15 +476,28 @@ func (t *Tx) EntityByNIF(country, nif string) (Entity, error) {
 
 // entityReads is what EntityByNIF read about an entity besides its row.
 type entityReads struct {
-	external bool
-	rules    []string
+	external   bool
+	rules      []string
+	asker      int64          // the entity whose connection with this one was read (0: none)
+	connection sql.NullString // the state of that connection; not valid when there is none
 }
 
-// ConnectionBetween finds the connection between two entities, whichever asked for it.
-func (t *Tx) ConnectionBetween(a, b int64) (Connection, error) {
-	return scanConnection(t.ids, t.queryRow(connectionSelect+`
+// ConnectionState is the state of the connection between two entities, whichever asked for it;
+// ErrNotFound when there is none. After CounterpartyByNIF it answers from what that statement read.
+func (t *Tx) ConnectionState(a, b int64) (string, error) {
+	for _, pair := range [][2]int64{{a, b}, {b, a}} {
+		if read, ok := t.entities[pair[1]]; ok && pair[0] != 0 && read.asker == pair[0] {
+			if !read.connection.Valid {
+				return "", ErrNotFound
+			}
+			return read.connection.String, nil
+		}
+	}
+	var state string
+	err := t.queryRow(`SELECT c.state FROM connections c
 		WHERE (c.from_entity_id = ? AND c.to_entity_id = ?) OR (c.from_entity_id = ? AND c.to_entity_id = ?)
-		ORDER BY c.id LIMIT 1`, a, b, b, a))
+		ORDER BY c.id LIMIT 1`, a, b, b, a).Scan(&state)
+	return state, mapError(err)
 }
 
 // RecipientRules lists the fields an entity requires on the documents it receives.
@@ -490,16 +515,23 @@ func (t *Tx) DocumentByKey(issuerID int64, number, typeCode, emissionDate string
 	return scanDocument(t.ids, t.queryRow(t.documentByKey(), issuerID, number, typeCode, emissionDate))
 }
 
-// ExpectDocumentByKey announces that the transaction will look this document up by its key: on
-// PostgreSQL the read then goes to the server with the transaction's next statement, rather than in
-// a round trip of its own. The transaction must not write the document before it looks.
+// ExpectDocumentByKey announces that the transaction will look this document up by its key, and make
+// it when there is none: on PostgreSQL the read, and the new document's id, then go to the server
+// with the transaction's next statement, rather than in round trips of their own. The transaction
+// must not write the document before it looks.
 func (t *Tx) ExpectDocumentByKey(issuerID int64, number, typeCode, emissionDate string) error {
 	if !t.d.shared {
 		return nil
 	}
-	_, err := t.tx.ExecContext(readAhead(t.ctx), t.documentByKey(), issuerID, number, typeCode, emissionDate)
+	if _, err := t.tx.ExecContext(readAhead(t.ctx), t.documentByKey(), issuerID, number, typeCode, emissionDate); err != nil {
+		return err
+	}
+	_, err := t.tx.ExecContext(readAhead(t.ctx), nextID, "documents")
 	return err
 }
+
+// nextID takes the next id of a table's sequence (PostgreSQL).
+const nextID = `SELECT nextval(pg_get_serial_sequence(?, 'id'))`
 
 func (t *Tx) documentByKey() string {
 	return `SELECT ` + documentColumns + ` FROM documents
@@ -524,27 +556,30 @@ func (t *Tx) SaveDocument(d *Document) error {
 		d.Supplier.Country, d.Supplier.NIF, d.Supplier.Name, d.Customer.Country, d.Customer.NIF, d.Customer.Name,
 		d.PayableAmount, d.State, d.EDIState, toSend, d.Method, d.SendByEmail, string(emails), d.DisableXMLSign,
 		d.DisablePDFSign, d.Edits, nullText(d.ImportedAt), d.HasPDF}
-	var row *sql.Row
-	if d.ID == 0 {
-		row = t.queryRow(`INSERT INTO documents (issuer_id, recipient_id, kind, type_code, number,
+	var saved Document
+	switch {
+	case d.ID == 0 && t.d.shared:
+		saved, err = t.insertDocumentLater(d, args)
+	case d.ID == 0:
+		saved, err = scanDocument(t.ids, t.queryRow(`INSERT INTO documents (issuer_id, recipient_id, kind, type_code, number,
 			emission_date, currency, supplier_country, supplier_nif, supplier_name, customer_country, customer_nif,
 			customer_name, payable_amount, state, edi_state, to_send_status, method, send_by_email, email_addresses,
 			disable_xml_sign, disable_pdf_sign, edits, imported_at, has_pdf, created_at, updated_at)
 			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 			ON CONFLICT (issuer_id, number, type_code, emission_date) DO NOTHING RETURNING `+documentColumns,
-			append(args, t.now, t.now)...)
-	} else {
-		row = t.queryRow(`UPDATE documents SET issuer_id = ?, recipient_id = ?, kind = ?, type_code = ?,
+			append(args, t.now, t.now)...))
+		if errors.Is(err, ErrNotFound) {
+			err = errRaced // a concurrent transaction made the document since DocumentByKey looked
+		}
+	default:
+		saved, err = scanDocument(t.ids, t.queryRow(`UPDATE documents SET issuer_id = ?, recipient_id = ?, kind = ?, type_code = ?,
 			number = ?, emission_date = ?, currency = ?, supplier_country = ?, supplier_nif = ?, supplier_name = ?,
 			customer_country = ?, customer_nif = ?, customer_name = ?, payable_amount = ?, state = ?, edi_state = ?,
 			to_send_status = ?, method = ?, send_by_email = ?, email_addresses = ?, disable_xml_sign = ?,
 			disable_pdf_sign = ?, edits = ?, imported_at = ?, has_pdf = ?, updated_at = ? WHERE id = ? RETURNING `+documentColumns,
-			append(args, t.now, d.ID)...)
+			append(args, t.now, d.ID)...))
 	}
-	saved, err := scanDocument(t.ids, row)
-	if d.ID == 0 && errors.Is(err, ErrNotFound) {
-		return errRaced // a concurrent transaction made the document since DocumentByKey looked
-	} else if err != nil {
+	if err != nil {
 		return err
 	}
 	if d.Data != nil {
@@ -556,6 +591,32 @@ func (t *Tx) SaveDocument(d *Document) error {
 	saved.Data = d.Data
 	*d = saved
 	return nil
+}
+
+// insertDocumentLater inserts a new document on PostgreSQL: its id is taken from the sequence first
+// (announced by ExpectDocumentByKey, or read now), so that the insert itself can wait for the
+// transaction's next statement (Tx.later). When a concurrent transaction made a document with the
+// same key meanwhile, the insert fails on the key's constraint and the transaction runs again (see
+// retryable), to find that document.
+func (t *Tx) insertDocumentLater(d *Document, args []any) (Document, error) {
+	var id int64
+	if err := t.queryRow(nextID, "documents").Scan(&id); err != nil {
+		return Document{}, err
+	}
+	if err := t.later(nil, `INSERT INTO documents (id, issuer_id, recipient_id, kind, type_code, number,
+		emission_date, currency, supplier_country, supplier_nif, supplier_name, customer_country, customer_nif,
+		customer_name, payable_amount, state, edi_state, to_send_status, method, send_by_email, email_addresses,
+		disable_xml_sign, disable_pdf_sign, edits, imported_at, has_pdf, created_at, updated_at)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		append(append([]any{id}, args...), t.now, t.now)...); err != nil {
+		return Document{}, err
+	}
+	saved := *d // as the statement stores it, and as scanDocument would read it back
+	saved.ID, saved.PublicID = id, t.ids.encode(KindDocument, id)
+	saved.EmailAddresses = nonNil(d.EmailAddresses)
+	saved.ProcessState, saved.ProcessStateAt = "", ""
+	saved.CreatedAt, saved.UpdatedAt = t.now, t.now
+	return saved, nil
 }
 
 func nullText(s string) any {

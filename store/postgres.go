@@ -38,6 +38,10 @@ func OpenPostgres(ctx context.Context, dsn string, secretKey []byte) (*Store, er
 	if err != nil {
 		return nil, fmt.Errorf("the PostgreSQL address: %w", err)
 	}
+	return openPostgres(ctx, cfg, box)
+}
+
+func openPostgres(ctx context.Context, cfg *pgx.ConnConfig, box *secretBox) (*Store, error) {
 	db := sql.OpenDB(placeholderConnector{stdlib.GetConnector(*cfg)})
 	db.SetMaxOpenConns(postgresConns)
 	db.SetMaxIdleConns(postgresConns)
@@ -248,7 +252,21 @@ func pgCode(err error) string {
 // retryable: the transaction lost a race with another one and may simply run again.
 func retryable(err error) bool {
 	code := pgCode(err)
-	return code == pgSerializationFailure || code == pgDeadlockDetected || errors.Is(err, errRaced)
+	return code == pgSerializationFailure || code == pgDeadlockDetected || errors.Is(err, errRaced) ||
+		code == pgUniqueViolation && constraintOf(err) == documentKey
+}
+
+// documentKey is the constraint of the documents' natural key: a document inserted with a key that a
+// concurrent transaction took meanwhile (Tx.insertDocumentLater) violates it.
+const documentKey = "documents_issuer_id_number_type_code_emission_date_key"
+
+// constraintOf is the constraint a PostgreSQL error names, or "".
+func constraintOf(err error) string {
+	var pe *pgconn.PgError
+	if errors.As(err, &pe) {
+		return pe.ConstraintName
+	}
+	return ""
 }
 
 // lockKey is the 64-bit advisory lock key of a name.

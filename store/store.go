@@ -345,7 +345,7 @@ func inSavepoint(ctx context.Context, tx *sql.Tx, w *queuedWrite) error {
 // mapError turns constraint violations of either engine into the package's sentinels.
 func mapError(err error) error {
 	if pgCode(err) == pgUniqueViolation {
-		return fmt.Errorf("%w: %v", ErrConflict, err)
+		return fmt.Errorf("%w: %w", ErrConflict, err)
 	}
 	var se *sqlite.Error
 	if errors.As(err, &se) {
