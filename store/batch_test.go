@@ -19,6 +19,12 @@ import (
 // A creation's repeated rows are written by one statement each: every file of a document, and an
 // outbox row for each webhook that takes the event.
 
+// draftInvoice is a new invoice of issuer numbered number, waiting to be sent.
+func draftInvoice(issuer int64, number string) Document {
+	return Document{IssuerID: issuer, Kind: "invoice", TypeCode: "FT", Number: number, EmissionDate: "2026-11-20",
+		Currency: "EUR", PayableAmount: "1.00", State: StateToSend, EDIState: "pending", Method: "ubl"}
+}
+
 func TestReplaceFilesStoresEveryFileInOrder(t *testing.T) {
 	s := open(t, t.TempDir())
 	ctx := context.Background()
@@ -33,8 +39,7 @@ func TestReplaceFilesStoresEveryFileInOrder(t *testing.T) {
 	files[0].Role = FileXML
 	var doc Document
 	err = s.Update(ctx, func(tx *Tx) error {
-		doc = Document{IssuerID: issuer.ID, Kind: "invoice", TypeCode: "FT", Number: "FT 1", EmissionDate: "2026-11-20",
-			Currency: "EUR", PayableAmount: "1.00", State: StateToSend, EDIState: "pending", Method: "ubl"}
+		doc = draftInvoice(issuer.ID, "FT 1")
 		if err := tx.SaveDocument(&doc); err != nil {
 			return err
 		}
@@ -116,15 +121,11 @@ func TestWritesSentTogetherKeepTheirOrderAndErrors(t *testing.T) {
 	if _, err := s.CreateWebhook(ctx, Webhook{EntityID: a.ID, URL: "https://hooks.example/a", Key: "k", Events: []string{"document.received"}}); err != nil {
 		t.Fatal(err)
 	}
-	newDoc := func(number string) Document {
-		return Document{IssuerID: a.ID, Kind: "invoice", TypeCode: "FT", Number: number, EmissionDate: "2026-11-20",
-			Currency: "EUR", PayableAmount: "1.00", State: StateToSend, EDIState: "pending", Method: "ubl"}
-	}
 	var doc Document
 	var queued *int64
 	err := s.Update(ctx, func(tx *Tx) error {
 		queued = tx.QueuedWebhooks()
-		doc = newDoc("FT 1")
+		doc = draftInvoice(a.ID, "FT 1")
 		if err := tx.SaveDocument(&doc); err != nil {
 			return err
 		}
@@ -151,7 +152,7 @@ func TestWritesSentTogetherKeepTheirOrderAndErrors(t *testing.T) {
 	// A write that fails (a history entry of no document) fails the transaction with its own error,
 	// also when a read follows it, and the document written before it is not kept.
 	err = s.Update(ctx, func(tx *Tx) error {
-		d := newDoc("FT 2")
+		d := draftInvoice(a.ID, "FT 2")
 		if err := tx.SaveDocument(&d); err != nil {
 			return err
 		}
@@ -176,7 +177,7 @@ func TestWritesSentTogetherKeepTheirOrderAndErrors(t *testing.T) {
 	// work ignored the error of the read that carried it.
 	for _, ignore := range []bool{false, true} {
 		err = s.Update(ctx, func(tx *Tx) error {
-			d := newDoc("FT 3")
+			d := draftInvoice(a.ID, "FT 3")
 			if err := tx.SaveDocument(&d); err != nil {
 				return err
 			}
@@ -205,7 +206,7 @@ func TestWritesSentTogetherKeepTheirOrderAndErrors(t *testing.T) {
 		t.Fatal(err)
 	}
 	err = s.Update(ctx, func(tx *Tx) error {
-		d := newDoc("FT 4")
+		d := draftInvoice(a.ID, "FT 4")
 		if err := tx.SaveDocument(&d); err != nil {
 			return err
 		}
@@ -255,8 +256,7 @@ func TestIgnoredFailureFailsTheTransaction(t *testing.T) {
 	ctx := context.Background()
 	a, _ := s.CreateEntity(ctx, NewEntity{Name: "A", Country: "PT", NIF: "508025338"})
 	err := s.Update(ctx, func(tx *Tx) error {
-		d := Document{IssuerID: a.ID, Kind: "invoice", TypeCode: "FT", Number: "FT 1", EmissionDate: "2026-11-20",
-			Currency: "EUR", PayableAmount: "1.00", State: StateToSend, EDIState: "pending", Method: "ubl"}
+		d := draftInvoice(a.ID, "FT 1")
 		if err := tx.SaveDocument(&d); err != nil {
 			return err
 		}
@@ -285,8 +285,7 @@ func TestAnnouncedReadAnswersTheSameRead(t *testing.T) {
 	a, _ := s.CreateEntity(ctx, NewEntity{Name: "A", Country: "PT", NIF: "508025338"})
 	var doc Document
 	err := s.Update(ctx, func(tx *Tx) error {
-		doc = Document{IssuerID: a.ID, Kind: "invoice", TypeCode: "FT", Number: "FT 1", EmissionDate: "2026-11-20",
-			Currency: "EUR", PayableAmount: "1.00", State: StateToSend, EDIState: "pending", Method: "ubl"}
+		doc = draftInvoice(a.ID, "FT 1")
 		return tx.SaveDocument(&doc)
 	})
 	if err != nil {
@@ -314,8 +313,7 @@ func TestAnnouncedReadAnswersTheSameRead(t *testing.T) {
 		}
 		// The kept rows answer once: the same read again goes to the database and sees the
 		// transaction's own writes.
-		d := Document{IssuerID: a.ID, Kind: "invoice", TypeCode: "FT", Number: "FT 2", EmissionDate: "2026-11-20",
-			Currency: "EUR", PayableAmount: "1.00", State: StateToSend, EDIState: "pending", Method: "ubl"}
+		d := draftInvoice(a.ID, "FT 2")
 		if err := tx.SaveDocument(&d); err != nil {
 			return err
 		}
@@ -340,8 +338,7 @@ func TestAnnouncedReadAnswersTheSameRead(t *testing.T) {
 		if _, err := tx.DocumentByKey(a.ID, "FT 5", "FT", "2026-11-20"); !errors.Is(err, ErrNotFound) {
 			t.Errorf("announced, then asked at once: %v", err)
 		}
-		d := Document{IssuerID: a.ID, Kind: "invoice", TypeCode: "FT", Number: "FT 5", EmissionDate: "2026-11-20",
-			Currency: "EUR", PayableAmount: "1.00", State: StateToSend, EDIState: "pending", Method: "ubl"}
+		d := draftInvoice(a.ID, "FT 5")
 		if err := tx.SaveDocument(&d); err != nil {
 			return err
 		}
@@ -421,9 +418,9 @@ func TestCreationReadsAndWrites(t *testing.T) {
 					if _, err := tx.DocumentByKey(a.ID, number, "FT", "2026-11-20"); !errors.Is(err, ErrNotFound) {
 						t.Errorf("%s: %v", number, err)
 					}
-					doc = Document{IssuerID: a.ID, RecipientID: r.ID, Kind: "invoice", TypeCode: "FT", Number: number,
-						EmissionDate: "2026-11-20", Currency: "EUR", Customer: PartyKey{Country: "PT", NIF: r.NIF, Name: r.Name},
-						PayableAmount: "1.00", State: StateSent, EDIState: "delivered", Method: "ubl", Data: []byte(`{"n":1}`)}
+					doc = draftInvoice(a.ID, number)
+					doc.RecipientID, doc.Customer = r.ID, PartyKey{Country: "PT", NIF: r.NIF, Name: r.Name}
+					doc.State, doc.EDIState, doc.Data = StateSent, "delivered", []byte(`{"n":1}`)
 					if err := tx.SaveDocument(&doc); err != nil {
 						return err
 					}

@@ -6,12 +6,12 @@ import (
 )
 
 // What authentication reads on every API request is kept briefly: the access token or platform token
-// it presents, and the entity it acts for with the credential's authorisation for it. Either answer changes only when
-// the token expires (checked on every use), or when its credential, the entity or the authorisation
-// changes: the store's own changes empty the caches, and changes made by another process (the admin
-// commands on the same database, another server on PostgreSQL) take effect within BriefTTL. Only
-// answers that let a request through are kept, and at most briefSize of each, so unknown keys cannot
-// fill them.
+// it presents, and the entity it acts for with the credential's authorisation for it. Either answer
+// changes only when the token expires (checked on every use), or when its credential, the entity or
+// the authorisation changes: the store's own changes empty the caches, and changes made by another
+// process (the admin commands on the same database, another server on PostgreSQL) take effect within
+// BriefTTL. Only answers that let a request through are kept, and at most briefSize of each, so
+// unknown keys cannot fill them.
 const (
 	// BriefTTL is how long a process keeps what it read (see above), and what it read of a shared
 	// counter's block (CounterBlocked).

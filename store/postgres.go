@@ -240,34 +240,28 @@ const (
 	pgDeadlockDetected     = "40P01"
 )
 
-// pgCode is the SQLSTATE of a PostgreSQL error, or "".
-func pgCode(err error) string {
+// pgError is the PostgreSQL error in err's chain; an empty one when there is none.
+func pgError(err error) *pgconn.PgError {
 	var pe *pgconn.PgError
 	if errors.As(err, &pe) {
-		return pe.Code
+		return pe
 	}
-	return ""
+	return &pgconn.PgError{}
 }
+
+// pgCode is the SQLSTATE of a PostgreSQL error, or "".
+func pgCode(err error) string { return pgError(err).Code }
 
 // retryable: the transaction lost a race with another one and may simply run again.
 func retryable(err error) bool {
-	code := pgCode(err)
-	return code == pgSerializationFailure || code == pgDeadlockDetected || errors.Is(err, errRaced) ||
-		code == pgUniqueViolation && constraintOf(err) == documentKey
+	pe := pgError(err)
+	return pe.Code == pgSerializationFailure || pe.Code == pgDeadlockDetected || errors.Is(err, errRaced) ||
+		pe.Code == pgUniqueViolation && pe.ConstraintName == documentKey
 }
 
 // documentKey is the constraint of the documents' natural key: a document inserted with a key that a
 // concurrent transaction took meanwhile (Tx.insertDocumentLater) violates it.
 const documentKey = "documents_issuer_id_number_type_code_emission_date_key"
-
-// constraintOf is the constraint a PostgreSQL error names, or "".
-func constraintOf(err error) string {
-	var pe *pgconn.PgError
-	if errors.As(err, &pe) {
-		return pe.ConstraintName
-	}
-	return ""
-}
 
 // lockKey is the 64-bit advisory lock key of a name.
 func lockKey(name string) int64 {
