@@ -20,6 +20,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/golang-fips/openssl/v2"
 	"software.sslmate.com/src/go-pkcs12"
 )
 
@@ -29,6 +30,8 @@ type Seal struct {
 	Signer      crypto.Signer
 	Certificate *x509.Certificate
 	Chain       []*x509.Certificate // intermediates, leaf excluded
+
+	libcrypto *openssl.PrivateKeyRSA // OpenSSL's copy of an RSA key (libcrypto.go); nil: Signer signs
 }
 
 // Errors of seals.
@@ -49,8 +52,7 @@ func LoadPKCS12(data []byte, password string) (*Seal, error) {
 	if !ok {
 		return nil, ErrUnsupportedKey
 	}
-	s := &Seal{Signer: signer, Certificate: cert, Chain: chain}
-	return s, s.check()
+	return newSeal(signer, cert, chain)
 }
 
 // NewSeal makes a seal of a key and its certificates (leaf first).
@@ -58,8 +60,17 @@ func NewSeal(signer crypto.Signer, certs []*x509.Certificate) (*Seal, error) {
 	if len(certs) == 0 {
 		return nil, errors.New("a seal needs its certificate")
 	}
-	s := &Seal{Signer: signer, Certificate: certs[0], Chain: certs[1:]}
-	return s, s.check()
+	return newSeal(signer, certs[0], certs[1:])
+}
+
+// newSeal checks that the key is the certificate's and readies OpenSSL's copy of an RSA key.
+func newSeal(signer crypto.Signer, cert *x509.Certificate, chain []*x509.Certificate) (*Seal, error) {
+	s := &Seal{Signer: signer, Certificate: cert, Chain: chain}
+	if err := s.check(); err != nil {
+		return nil, err
+	}
+	s.libcrypto = libcryptoKey(signer)
+	return s, nil
 }
 
 // check refuses a key of another kind or one that is not the certificate's.
@@ -97,6 +108,9 @@ func (s *Seal) certificates() []*x509.Certificate {
 
 // sign signs a SHA-256 digest: PKCS#1 v1.5 for RSA, ASN.1 (r, s) for ECDSA.
 func (s *Seal) sign(digest []byte) ([]byte, error) {
+	if s.libcrypto != nil {
+		return openssl.SignRSAPKCS1v15(s.libcrypto, crypto.SHA256, digest)
+	}
 	return s.Signer.Sign(nil, digest, crypto.SHA256)
 }
 

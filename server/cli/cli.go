@@ -17,6 +17,7 @@ import (
 
 	"einvoice/server"
 	"einvoice/server/portal"
+	"einvoice/signing"
 	"einvoice/store"
 )
 
@@ -138,7 +139,7 @@ func serve(args []string, stderr io.Writer) int {
 		printDemo(stderr, base, cfg.Storage.DataDir, outbox, creds)
 	}
 	log.Info("einvoice serving", "version", Version, "api", base+"/api/v1/pt", "mode", cfg.Environment.Mode,
-		"data", cfg.Storage.DataDir)
+		"data", cfg.Storage.DataDir, "rsa_signatures", signing.RSASigner())
 	srv := server.New(cfg.serverConfig(), st, log)
 	if err := portal.Mount(srv, log); err != nil {
 		log.Error("building the portal", "err", err)
