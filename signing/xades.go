@@ -10,8 +10,9 @@ import (
 	"encoding/asn1"
 	"encoding/base64"
 	"encoding/hex"
-	"errors"
+	"encoding/xml"
 	"fmt"
+	"io"
 	"math/big"
 	"strings"
 	"time"
@@ -19,13 +20,16 @@ import (
 	"github.com/beevik/etree"
 	dsig "github.com/russellhaering/goxmldsig"
 	"github.com/russellhaering/goxmldsig/etreeutils"
+	"golang.org/x/net/html/charset"
 )
 
 // XAdES-BES enveloped signatures of UBL documents, placed where UBL 2.1 puts them:
 // ext:UBLExtensions/ext:UBLExtension/ext:ExtensionContent/sig:UBLDocumentSignatures/
-// sac:SignatureInformation/ds:Signature. Exclusive canonicalisation (goxmldsig's), SHA-256 digests,
-// RSA or ECDSA with SHA-256, the certificate in KeyInfo, and SignedProperties with the signing time and
-// the signing certificate.
+// sac:SignatureInformation/ds:Signature. Exclusive canonicalisation, SHA-256 digests, RSA or ECDSA
+// with SHA-256, the certificate in KeyInfo, and SignedProperties with the signing time and the signing
+// certificate. Signing inserts the signature into the document's bytes and canonicalises with libxml2
+// (c14n.go); verification reads the document into a tree and canonicalises with goxmldsig, so each
+// checks the other in the tests.
 
 const (
 	nsDS    = "http://www.w3.org/2000/09/xmldsig#"
@@ -73,39 +77,34 @@ type XMLOptions struct {
 	SigningCertificateV2 bool
 }
 
-// SignXML adds an XAdES-BES enveloped signature to a UBL document, at time now.
+// SignXML adds an XAdES-BES enveloped signature to a UBL document, at time now. The document's own
+// bytes are kept: the signature, with the extension structure around it, is inserted where UBL 2.1
+// puts it, and nothing else changes.
 func SignXML(doc []byte, seal *Seal, now time.Time, opts XMLOptions) ([]byte, error) {
-	d := etree.NewDocument()
-	if err := d.ReadFromBytes(doc); err != nil {
+	place, err := findSignaturePlace(doc)
+	if err != nil {
+		return nil, err
+	}
+	docDigest, err := excC14NDigest(place.with(doc, ""))
+	if err != nil {
 		return nil, fmt.Errorf("reading the XML: %w", err)
 	}
-	root := d.Root()
-	if root == nil {
-		return nil, errors.New("the XML has no document element")
-	}
 	id := randomID()
-	sig := signatureSkeleton(seal, id, now, opts)
-	placeInUBLExtensions(root, sig)
-
-	docDigest, err := digestDocument(root, sig, crypto.SHA256, []transform{{algorithm: algEnveloped}, {algorithm: algExcC14N}})
+	props := signedProperties(seal, id, now, opts)
+	propsDigest, err := excC14NDigest([]byte(`<xades:SignedProperties xmlns:ds="` + nsDS + `" xmlns:xades="` + nsXAdES + `"` + props[len("<xades:SignedProperties"):]))
 	if err != nil {
 		return nil, err
 	}
-	props := sig.FindElement("./ds:Object/xades:QualifyingProperties/xades:SignedProperties")
-	propsDigest, err := digestElement(props, crypto.SHA256, algExcC14N, "")
+	method := algRSASHA256
+	if seal.isECDSA() {
+		method = algECDSASHA256
+	}
+	signedInfo := signedInfo(id, method, docDigest[:], propsDigest[:])
+	signedInfoDigest, err := excC14NDigest([]byte(`<ds:SignedInfo xmlns:ds="` + nsDS + `"` + signedInfo[len("<ds:SignedInfo"):]))
 	if err != nil {
 		return nil, err
 	}
-	refs := sig.FindElements("./ds:SignedInfo/ds:Reference")
-	refs[0].FindElement("./ds:DigestValue").SetText(base64.StdEncoding.EncodeToString(docDigest))
-	refs[1].FindElement("./ds:DigestValue").SetText(base64.StdEncoding.EncodeToString(propsDigest))
-
-	signedInfo, err := canonicalize(sig.FindElement("./ds:SignedInfo"), algExcC14N, "")
-	if err != nil {
-		return nil, err
-	}
-	h := sha256.Sum256(signedInfo)
-	value, err := seal.sign(h[:])
+	value, err := seal.sign(signedInfoDigest[:])
 	if err != nil {
 		return nil, fmt.Errorf("signing: %w", err)
 	}
@@ -114,9 +113,18 @@ func SignXML(doc []byte, seal *Seal, now time.Time, opts XMLOptions) ([]byte, er
 			return nil, err
 		}
 	}
-	sig.FindElement("./ds:SignatureValue").SetText(base64.StdEncoding.EncodeToString(value))
-	d.WriteSettings.CanonicalEndTags = false
-	return d.WriteToBytes()
+	var sig strings.Builder
+	sig.WriteString(`<ds:Signature xmlns:ds="` + nsDS + `" Id="Signature-` + id + `">`)
+	sig.WriteString(signedInfo)
+	sig.WriteString(`<ds:SignatureValue Id="SignatureValue-` + id + `">` + base64.StdEncoding.EncodeToString(value) + `</ds:SignatureValue>`)
+	sig.WriteString(`<ds:KeyInfo><ds:X509Data>`)
+	for _, c := range seal.certificates() {
+		sig.WriteString(`<ds:X509Certificate>` + base64.StdEncoding.EncodeToString(c.Raw) + `</ds:X509Certificate>`)
+	}
+	sig.WriteString(`</ds:X509Data></ds:KeyInfo><ds:Object><xades:QualifyingProperties xmlns:xades="` + nsXAdES + `" Target="#Signature-` + id + `">`)
+	sig.WriteString(props)
+	sig.WriteString(`</xades:QualifyingProperties></ds:Object></ds:Signature>`)
+	return place.with(doc, sig.String()), nil
 }
 
 func randomID() string {
@@ -125,66 +133,62 @@ func randomID() string {
 	return hex.EncodeToString(b)
 }
 
-// signatureSkeleton is the ds:Signature with everything but the digests and the signature value.
-func signatureSkeleton(seal *Seal, id string, now time.Time, opts XMLOptions) *etree.Element {
-	sig := etree.NewElement("ds:Signature")
-	sig.CreateAttr("xmlns:ds", nsDS)
-	sig.CreateAttr("Id", "Signature-"+id)
-	si := sig.CreateElement("ds:SignedInfo")
-	si.CreateElement("ds:CanonicalizationMethod").CreateAttr("Algorithm", algExcC14N)
-	method := algRSASHA256
-	if seal.isECDSA() {
-		method = algECDSASHA256
-	}
-	si.CreateElement("ds:SignatureMethod").CreateAttr("Algorithm", method)
-	reference := func(uri, typ string, transforms ...string) {
-		r := si.CreateElement("ds:Reference")
-		if typ == "" {
-			r.CreateAttr("Id", "Reference-"+id)
-		} else {
-			r.CreateAttr("Type", typ)
-		}
-		r.CreateAttr("URI", uri)
-		ts := r.CreateElement("ds:Transforms")
-		for _, t := range transforms {
-			ts.CreateElement("ds:Transform").CreateAttr("Algorithm", t)
-		}
-		r.CreateElement("ds:DigestMethod").CreateAttr("Algorithm", algSHA256)
-		r.CreateElement("ds:DigestValue")
-	}
-	reference("", "", algEnveloped, algExcC14N)
-	reference("#SignedProperties-"+id, typeSignedProperties, algExcC14N)
-	sig.CreateElement("ds:SignatureValue").CreateAttr("Id", "SignatureValue-"+id)
-	x509Data := sig.CreateElement("ds:KeyInfo").CreateElement("ds:X509Data")
-	for _, c := range seal.certificates() {
-		x509Data.CreateElement("ds:X509Certificate").SetText(base64.StdEncoding.EncodeToString(c.Raw))
-	}
-	qp := sig.CreateElement("ds:Object").CreateElement("xades:QualifyingProperties")
-	qp.CreateAttr("xmlns:xades", nsXAdES)
-	qp.CreateAttr("Target", "#Signature-"+id)
-	sp := qp.CreateElement("xades:SignedProperties")
-	sp.CreateAttr("Id", "SignedProperties-"+id)
-	ssp := sp.CreateElement("xades:SignedSignatureProperties")
-	ssp.CreateElement("xades:SigningTime").SetText(now.UTC().Format("2006-01-02T15:04:05Z"))
+// signedInfo is the ds:SignedInfo of a signature, written in its canonical form (less the namespace
+// declaration its ds:Signature parent makes): the whole document's reference and the signed properties'.
+func signedInfo(id, method string, docDigest, propsDigest []byte) string {
+	return `<ds:SignedInfo><ds:CanonicalizationMethod Algorithm="` + algExcC14N + `"></ds:CanonicalizationMethod>` +
+		`<ds:SignatureMethod Algorithm="` + method + `"></ds:SignatureMethod>` +
+		`<ds:Reference Id="Reference-` + id + `" URI=""><ds:Transforms><ds:Transform Algorithm="` + algEnveloped + `"></ds:Transform>` +
+		`<ds:Transform Algorithm="` + algExcC14N + `"></ds:Transform></ds:Transforms>` +
+		`<ds:DigestMethod Algorithm="` + algSHA256 + `"></ds:DigestMethod><ds:DigestValue>` + base64.StdEncoding.EncodeToString(docDigest) + `</ds:DigestValue></ds:Reference>` +
+		`<ds:Reference Type="` + typeSignedProperties + `" URI="#SignedProperties-` + id + `"><ds:Transforms><ds:Transform Algorithm="` + algExcC14N + `"></ds:Transform></ds:Transforms>` +
+		`<ds:DigestMethod Algorithm="` + algSHA256 + `"></ds:DigestMethod><ds:DigestValue>` + base64.StdEncoding.EncodeToString(propsDigest) + `</ds:DigestValue></ds:Reference>` +
+		`</ds:SignedInfo>`
+}
+
+// signedProperties is the xades:SignedProperties of a signature (less the namespace declarations
+// its ancestors make): the signing time and the signing certificate.
+func signedProperties(seal *Seal, id string, now time.Time, opts XMLOptions) string {
 	certDigest := sha256.Sum256(seal.Certificate.Raw)
+	digest := `<xades:CertDigest><ds:DigestMethod Algorithm="` + algSHA256 + `"></ds:DigestMethod><ds:DigestValue>` +
+		base64.StdEncoding.EncodeToString(certDigest[:]) + `</ds:DigestValue></xades:CertDigest>`
+	var cert string
 	if opts.SigningCertificateV2 {
-		cert := ssp.CreateElement("xades:SigningCertificateV2").CreateElement("xades:Cert")
-		digest := cert.CreateElement("xades:CertDigest")
-		digest.CreateElement("ds:DigestMethod").CreateAttr("Algorithm", algSHA256)
-		digest.CreateElement("ds:DigestValue").SetText(base64.StdEncoding.EncodeToString(certDigest[:]))
+		cert = `<xades:SigningCertificateV2><xades:Cert>` + digest
 		if serial, err := issuerSerialV2(seal.Certificate); err == nil {
-			cert.CreateElement("xades:IssuerSerialV2").SetText(base64.StdEncoding.EncodeToString(serial))
+			cert += `<xades:IssuerSerialV2>` + base64.StdEncoding.EncodeToString(serial) + `</xades:IssuerSerialV2>`
 		}
+		cert += `</xades:Cert></xades:SigningCertificateV2>`
 	} else {
-		cert := ssp.CreateElement("xades:SigningCertificate").CreateElement("xades:Cert")
-		digest := cert.CreateElement("xades:CertDigest")
-		digest.CreateElement("ds:DigestMethod").CreateAttr("Algorithm", algSHA256)
-		digest.CreateElement("ds:DigestValue").SetText(base64.StdEncoding.EncodeToString(certDigest[:]))
-		serial := cert.CreateElement("xades:IssuerSerial")
-		serial.CreateElement("ds:X509IssuerName").SetText(seal.Certificate.Issuer.String())
-		serial.CreateElement("ds:X509SerialNumber").SetText(seal.Certificate.SerialNumber.String())
+		cert = `<xades:SigningCertificate><xades:Cert>` + digest + `<xades:IssuerSerial><ds:X509IssuerName>` +
+			xmlText(seal.Certificate.Issuer.String()) + `</ds:X509IssuerName><ds:X509SerialNumber>` +
+			seal.Certificate.SerialNumber.String() + `</ds:X509SerialNumber></xades:IssuerSerial></xades:Cert></xades:SigningCertificate>`
 	}
-	return sig
+	return `<xades:SignedProperties Id="SignedProperties-` + id + `"><xades:SignedSignatureProperties><xades:SigningTime>` +
+		now.UTC().Format("2006-01-02T15:04:05Z") + `</xades:SigningTime>` + cert + `</xades:SignedSignatureProperties></xades:SignedProperties>`
+}
+
+// xmlText escapes character data, writing every character past ASCII as a character reference, so
+// that the text reads the same in a document of any ASCII-based encoding.
+func xmlText(s string) string {
+	var b strings.Builder
+	for _, r := range s {
+		switch {
+		case r == '&':
+			b.WriteString("&amp;")
+		case r == '<':
+			b.WriteString("&lt;")
+		case r == '>':
+			b.WriteString("&gt;")
+		case r == '\r':
+			b.WriteString("&#xD;")
+		case r > 0x7e:
+			fmt.Fprintf(&b, "&#x%X;", r)
+		default:
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
 }
 
 // issuerSerialV2 is the DER IssuerSerial (RFC 5035) of a certificate.
@@ -193,57 +197,84 @@ func issuerSerialV2(c *x509.Certificate) ([]byte, error) {
 	return asn1.Marshal(issuerSerial{Issuer: []asn1.RawValue{{FullBytes: dirName}}, Serial: c.SerialNumber})
 }
 
-// placeInUBLExtensions puts the signature where UBL 2.1 puts document signatures, adding the extension
-// structure (ext:UBLExtensions first in the document element) as needed.
-func placeInUBLExtensions(root, sig *etree.Element) {
-	var exts *etree.Element
-	for _, c := range root.ChildElements() {
-		if c.Tag == "UBLExtensions" && c.NamespaceURI() == nsExt {
-			exts = c
-			break
-		}
-	}
-	if exts == nil {
-		exts = etree.NewElement("ext:UBLExtensions")
-		exts.CreateAttr("xmlns:ext", nsExt)
-		at := firstElementIndex(root)
-		root.InsertChildAt(at, exts)
-		// Keep the indentation: the extensions are followed by what preceded the first element.
-		root.InsertChildAt(at+1, etree.NewText("\n  "))
-	}
-	ext := exts.CreateElement(exts.Space + ":UBLExtension")
-	ext.CreateElement(exts.Space + ":ExtensionURI").SetText(ublSignatureExtension)
-	content := ext.CreateElement(exts.Space + ":ExtensionContent")
-	docSigs := newElement(content, nsSig, "sig", "UBLDocumentSignatures")
-	info := newElement(docSigs, nsSAC, "sac", "SignatureInformation")
-	newElement(info, nsCBC, "cbc", "ID").SetText("urn:oasis:names:specification:ubl:signature:1")
-	newElement(info, nsSBC, "sbc", "ReferencedSignatureID").SetText("urn:oasis:names:specification:ubl:signature:" + root.Tag)
-	info.AddChild(sig)
+// signaturePlace is where a document's signature goes: at byte offset at, inside the extension
+// structure open … close.
+type signaturePlace struct {
+	at          int
+	open, close string
 }
 
-// newElement adds a child in a namespace: with the prefix an ancestor declared for it, or with its own
-// declaration. (Declaring each namespace once, where it is first used, keeps canonicalisation simple for
-// every verifier.)
-func newElement(parent *etree.Element, ns, prefix, tag string) *etree.Element {
-	for e := parent; e != nil; e = e.Parent() {
-		for _, a := range e.Attr {
-			if a.Space == "xmlns" && a.Value == ns {
-				return parent.CreateElement(a.Key + ":" + tag)
+// with is the document with a signature (or none) in its place.
+func (p signaturePlace) with(doc []byte, sig string) []byte {
+	out := make([]byte, 0, len(doc)+len(p.open)+len(sig)+len(p.close))
+	out = append(out, doc[:p.at]...)
+	out = append(out, p.open...)
+	out = append(out, sig...)
+	out = append(out, p.close...)
+	return append(out, doc[p.at:]...)
+}
+
+// findSignaturePlace finds where UBL 2.1 puts a document signature: a new ext:UBLExtension at the end
+// of the document's ext:UBLExtensions, or, without them, new ext:UBLExtensions before the document
+// element's first child (where UBL wants them). Only the start of the document is read.
+func findSignaturePlace(doc []byte) (signaturePlace, error) {
+	d := xml.NewDecoder(bytes.NewReader(doc))
+	d.CharsetReader = asciiCompatible
+	depth, root, inExtensions := 0, "", false
+	for {
+		before := int(d.InputOffset())
+		tok, err := d.Token()
+		if err != nil {
+			return signaturePlace{}, fmt.Errorf("reading the XML: %w", err)
+		}
+		switch t := tok.(type) {
+		case xml.StartElement:
+			depth++
+			switch {
+			case depth == 1:
+				root = t.Name.Local
+			case depth == 2 && t.Name.Space == nsExt && t.Name.Local == "UBLExtensions":
+				inExtensions = true
+			case depth == 2:
+				return newExtensions(before, root, "\n  "), nil
+			}
+		case xml.EndElement:
+			depth--
+			switch {
+			case depth == 1 && inExtensions:
+				open, close := extension(root, ` xmlns:ext="`+nsExt+`"`)
+				return signaturePlace{at: before, open: open, close: close}, nil
+			case depth == 0:
+				return newExtensions(before, root, ""), nil
 			}
 		}
 	}
-	el := parent.CreateElement(prefix + ":" + tag)
-	el.CreateAttr("xmlns:"+prefix, ns)
-	return el
 }
 
-func firstElementIndex(e *etree.Element) int {
-	for i, t := range e.Child {
-		if _, ok := t.(*etree.Element); ok {
-			return i
-		}
+// newExtensions places the signature in new ext:UBLExtensions at offset at, followed by indent.
+func newExtensions(at int, root, indent string) signaturePlace {
+	open, close := extension(root, "")
+	return signaturePlace{at: at, open: `<ext:UBLExtensions xmlns:ext="` + nsExt + `">` + open, close: close + `</ext:UBLExtensions>` + indent}
+}
+
+// extension is the ext:UBLExtension that holds a document signature, around the signature.
+func extension(root, declaration string) (open, close string) {
+	open = `<ext:UBLExtension` + declaration + `><ext:ExtensionURI>` + ublSignatureExtension + `</ext:ExtensionURI><ext:ExtensionContent>` +
+		`<sig:UBLDocumentSignatures xmlns:sig="` + nsSig + `"><sac:SignatureInformation xmlns:sac="` + nsSAC + `">` +
+		`<cbc:ID xmlns:cbc="` + nsCBC + `">urn:oasis:names:specification:ubl:signature:1</cbc:ID>` +
+		`<sbc:ReferencedSignatureID xmlns:sbc="` + nsSBC + `">urn:oasis:names:specification:ubl:signature:` + root + `</sbc:ReferencedSignatureID>`
+	close = `</sac:SignatureInformation></sig:UBLDocumentSignatures></ext:ExtensionContent></ext:UBLExtension>`
+	return open, close
+}
+
+// asciiCompatible lets the scan of a document's start read the encodings that write the ASCII
+// characters as ASCII (its names and markup are ASCII); libxml2 then reads the whole document.
+func asciiCompatible(label string, input io.Reader) (io.Reader, error) {
+	l := strings.ToLower(label)
+	if strings.HasPrefix(l, "iso-8859-") || strings.HasPrefix(l, "windows-125") || l == "us-ascii" || l == "ascii" || l == "latin1" {
+		return input, nil
 	}
-	return len(e.Child)
+	return nil, fmt.Errorf("the encoding %q is not read", label)
 }
 
 // ecdsaRaw turns an ASN.1 ECDSA signature into the r‖s form XMLDSig uses.
@@ -290,7 +321,47 @@ func digestDocument(root, sig *etree.Element, h crypto.Hash, transforms []transf
 			return nil, invalid("unsupported transform %s", t.algorithm)
 		}
 	}
-	return digestElement(target, h, c14n, prefixes)
+	b, err := canonicalize(target, c14n, prefixes)
+	if err != nil {
+		return nil, err
+	}
+	before, after := outsideDocumentElement(root)
+	d := newHash(h)
+	d.Write(before)
+	d.Write(b)
+	d.Write(after)
+	return d.Sum(nil), nil
+}
+
+// outsideDocumentElement is the canonical form of the processing instructions before and after the
+// document element, which a reference to the whole document covers too (its comments it does not).
+func outsideDocumentElement(root *etree.Element) (before, after []byte) {
+	doc := root.Parent()
+	if doc == nil {
+		return nil, nil
+	}
+	seenRoot := false
+	for _, t := range doc.Child {
+		switch t := t.(type) {
+		case *etree.Element:
+			seenRoot = true
+		case *etree.ProcInst:
+			if t.Target == "xml" { // the XML declaration, not a processing instruction
+				continue
+			}
+			pi := "<?" + t.Target
+			if t.Inst != "" {
+				pi += " " + t.Inst
+			}
+			pi += "?>"
+			if seenRoot {
+				after = append(after, "\n"+pi...)
+			} else {
+				before = append(before, pi+"\n"...)
+			}
+		}
+	}
+	return before, after
 }
 
 // pathTo is the child indexes from root down to e.
@@ -371,6 +442,7 @@ func canonicalize(e *etree.Element, algorithm, prefixes string) ([]byte, error) 
 // ErrNoSignature when there is none.
 func VerifyXML(doc []byte) ([]SignatureInfo, error) {
 	d := etree.NewDocument()
+	d.ReadSettings.CharsetReader = charset.NewReaderLabel // documents in ISO-8859-1 and the like
 	if err := d.ReadFromBytes(doc); err != nil {
 		return nil, invalid("the XML cannot be read: %v", err)
 	}

@@ -6,9 +6,12 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/beevik/etree"
 
 	"einvoice/signing/signingtest"
 	"einvoice/ubl"
@@ -171,4 +174,76 @@ func TestXadesjsSignaturesVerify(t *testing.T) {
 	if _, err := VerifyXML(bytes.Replace(signed, []byte(">24.60</cbc:PayableAmount>"), []byte(">24.70</cbc:PayableAmount>"), 1)); !errors.Is(err, ErrInvalidSignature) {
 		t.Fatalf("tampered xadesjs document: %v", err)
 	}
+}
+
+// Every document of the conformance corpus that is well-formed XML (every tenth, and the unusual ones,
+// without EINVOICE_CONFORMANCE=1) gets a signature that our verifier (goxmldsig's canonicalisation,
+// independent of libxml2's) accepts, with its own bytes unchanged around it; a sample of them, including
+// documents in ISO-8859-1, with processing instructions before the document element and with UBL
+// extensions of their own, also passes xmlsec1.
+func TestCorpusDocumentsSignAndVerify(t *testing.T) {
+	dir, err := ubltest.Dir()
+	if err != nil {
+		ubltest.Missing(t, err.Error())
+	}
+	var files []string
+	filepath.WalkDir(filepath.Join(dir, "cases"), func(path string, d os.DirEntry, err error) error {
+		if err == nil && strings.HasSuffix(path, ".xml") {
+			files = append(files, path)
+		}
+		return nil
+	})
+	if len(files) < 1000 {
+		t.Fatalf("only %d corpus documents", len(files))
+	}
+	xmlsec := ubltest.Need(t, "xmlsec1")
+	firstModel := slices.IndexFunc(files, func(f string) bool {
+		doc, _ := os.ReadFile(f)
+		return bytes.Contains(doc, []byte("<?xml-model"))
+	})
+	signedCount, sampled := 0, 0
+	for i, f := range files {
+		doc, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		unusual := bytes.Contains(doc, []byte("UBLExtensions")) || bytes.Contains(doc, []byte(`encoding="ISO`)) || bytes.Contains(doc, []byte("<?xml-model"))
+		if !ubltest.Conformance() && i%10 != 0 && !unusual {
+			continue
+		}
+		signed, err := SignXML(doc, pki().seal, time.Now(), XMLOptions{})
+		if err != nil {
+			if etree.NewDocument().ReadFromBytes(doc) == nil && !bytes.Contains(doc, []byte("encoding=")) {
+				t.Errorf("%s: not signed, though Go reads it: %v", f, err)
+			}
+			continue
+		}
+		signedCount++
+		if infos, err := VerifyXML(signed); err != nil || len(infos) != 1 {
+			t.Errorf("%s: %v %v", f, infos, err)
+			continue
+		}
+		// One insertion: the bytes before the first difference, and all after the inserted ones, are the document's.
+		at := 0
+		for at < len(doc) && signed[at] == doc[at] {
+			at++
+		}
+		if !bytes.Equal(signed[at+len(signed)-len(doc):], doc[at:]) {
+			t.Errorf("%s: the document's own bytes changed", f)
+		}
+		if i%100 == 0 || (unusual && !bytes.Contains(doc, []byte("<?xml-model"))) || i == firstModel {
+			sampled++
+			path := filepath.Join(t.TempDir(), "signed.xml")
+			os.WriteFile(path, signed, 0o600)
+			out, err := exec.Command(xmlsec, "--verify", "--id-attr:Id", "http://uri.etsi.org/01903/v1.3.2#:SignedProperties",
+				"--trusted-pem", writeCAPEM(t), "--print-debug", path).CombinedOutput()
+			if err != nil || !strings.Contains(string(out), "SignedInfo References (ok/all): 2/2") {
+				t.Errorf("%s: xmlsec1: %v\n%s", f, err, out)
+			}
+		}
+	}
+	if firstModel < 0 {
+		t.Error("no corpus document has a processing instruction before its document element")
+	}
+	t.Logf("%d of %d corpus documents signed and verified, %d of them by xmlsec1 too", signedCount, len(files), sampled)
 }
