@@ -56,6 +56,8 @@ type Store struct {
 	blocks         briefCache[string, time.Time]             // shared counters' blocks, until when (CounterBlocked)
 	now            func() time.Time
 
+	checkpoints *checkpointer // SQLite: copies the WAL into the database (checkpoint.go)
+
 	writeTurn chan struct{} // holds a token while a write transaction runs
 	queueMu   sync.Mutex
 	queue     []*queuedWrite // workflow writes waiting to be committed together
@@ -90,6 +92,13 @@ func Open(ctx context.Context, dataDir string, secretKey []byte) (*Store, error)
 	reader.SetMaxOpenConns(readers)
 	reader.SetMaxIdleConns(readers)
 	s.reader = reader
+	checkpoints, err := openDB(dsn(path, false))
+	if err != nil {
+		s.Close()
+		return nil, err
+	}
+	checkpoints.SetMaxOpenConns(1)
+	s.checkpoints = s.startCheckpoints(checkpoints, checkpointEvery, restartFrames)
 	return s, nil
 }
 
@@ -113,10 +122,8 @@ func dsn(path string, readOnly bool) string {
 	// Temporary files in memory: the savepoint journal of a group commit (see writeGrouped) would
 	// otherwise spill to a file past 64 KiB and cost a system call per page.
 	q.Add("_pragma", "temp_store(MEMORY)")
-	// The writer copies the WAL into the database (and syncs both) every 8,000 pages (32 MB) rather
-	// than every 1,000: each of those pauses the writes for several milliseconds, and a longer
-	// interval writes a page changed many times (an index's last leaf) once instead of each time.
-	q.Add("_pragma", "wal_autocheckpoint(8000)")
+	// No commit copies the WAL into the database: the store's checkpointer does (checkpoint.go).
+	q.Add("_pragma", "wal_autocheckpoint(0)")
 	if readOnly {
 		q.Add("_pragma", "query_only(1)")
 	} else {
@@ -125,8 +132,12 @@ func dsn(path string, readOnly bool) string {
 	return "file:" + path + "?" + q.Encode()
 }
 
-// Close closes both pools; the WAL is checkpointed by SQLite when the last connection closes.
+// Close stops the checkpoints and closes both pools; SQLite copies the rest of the WAL into the
+// database when the last connection closes.
 func (s *Store) Close() error {
+	if s.checkpoints != nil {
+		s.checkpoints.close()
+	}
 	var errs []error
 	if s.reader != nil && s.reader != s.writer {
 		errs = append(errs, s.reader.Close())
