@@ -89,9 +89,11 @@ func SignXML(doc []byte, seal *Seal, now time.Time, opts XMLOptions) ([]byte, er
 	if err != nil {
 		return nil, fmt.Errorf("reading the XML: %w", err)
 	}
+	// SignedProperties and SignedInfo are canonicalised alone, with the declarations of the
+	// namespaces their ancestors declare: exclusive canonicalisation gives them the same form there.
 	id := randomID()
-	props := signedProperties(seal, id, now, opts)
-	propsDigest, err := excC14NDigest([]byte(`<xades:SignedProperties xmlns:ds="` + nsDS + `" xmlns:xades="` + nsXAdES + `"` + props[len("<xades:SignedProperties"):]))
+	props := signedProperties(seal, id, now, opts, "")
+	propsDigest, err := excC14NDigest([]byte(signedProperties(seal, id, now, opts, ` xmlns:ds="`+nsDS+`" xmlns:xades="`+nsXAdES+`"`)))
 	if err != nil {
 		return nil, err
 	}
@@ -99,12 +101,12 @@ func SignXML(doc []byte, seal *Seal, now time.Time, opts XMLOptions) ([]byte, er
 	if seal.isECDSA() {
 		method = algECDSASHA256
 	}
-	signedInfo := signedInfo(id, method, docDigest[:], propsDigest[:])
-	signedInfoDigest, err := excC14NDigest([]byte(`<ds:SignedInfo xmlns:ds="` + nsDS + `"` + signedInfo[len("<ds:SignedInfo"):]))
+	info := signedInfo(id, method, docDigest[:], propsDigest[:], "")
+	infoDigest, err := excC14NDigest([]byte(signedInfo(id, method, docDigest[:], propsDigest[:], ` xmlns:ds="`+nsDS+`"`)))
 	if err != nil {
 		return nil, err
 	}
-	value, err := seal.sign(signedInfoDigest[:])
+	value, err := seal.sign(infoDigest[:])
 	if err != nil {
 		return nil, fmt.Errorf("signing: %w", err)
 	}
@@ -115,7 +117,7 @@ func SignXML(doc []byte, seal *Seal, now time.Time, opts XMLOptions) ([]byte, er
 	}
 	var sig strings.Builder
 	sig.WriteString(`<ds:Signature xmlns:ds="` + nsDS + `" Id="Signature-` + id + `">`)
-	sig.WriteString(signedInfo)
+	sig.WriteString(info)
 	sig.WriteString(`<ds:SignatureValue Id="SignatureValue-` + id + `">` + base64.StdEncoding.EncodeToString(value) + `</ds:SignatureValue>`)
 	sig.WriteString(`<ds:KeyInfo><ds:X509Data>`)
 	for _, c := range seal.certificates() {
@@ -133,10 +135,10 @@ func randomID() string {
 	return hex.EncodeToString(b)
 }
 
-// signedInfo is the ds:SignedInfo of a signature, written in its canonical form (less the namespace
-// declaration its ds:Signature parent makes): the whole document's reference and the signed properties'.
-func signedInfo(id, method string, docDigest, propsDigest []byte) string {
-	return `<ds:SignedInfo><ds:CanonicalizationMethod Algorithm="` + algExcC14N + `"></ds:CanonicalizationMethod>` +
+// signedInfo is the ds:SignedInfo of a signature, with the namespace declarations decl: the whole
+// document's reference and the signed properties'.
+func signedInfo(id, method string, docDigest, propsDigest []byte, decl string) string {
+	return `<ds:SignedInfo` + decl + `><ds:CanonicalizationMethod Algorithm="` + algExcC14N + `"></ds:CanonicalizationMethod>` +
 		`<ds:SignatureMethod Algorithm="` + method + `"></ds:SignatureMethod>` +
 		`<ds:Reference Id="Reference-` + id + `" URI=""><ds:Transforms><ds:Transform Algorithm="` + algEnveloped + `"></ds:Transform>` +
 		`<ds:Transform Algorithm="` + algExcC14N + `"></ds:Transform></ds:Transforms>` +
@@ -146,9 +148,9 @@ func signedInfo(id, method string, docDigest, propsDigest []byte) string {
 		`</ds:SignedInfo>`
 }
 
-// signedProperties is the xades:SignedProperties of a signature (less the namespace declarations
-// its ancestors make): the signing time and the signing certificate.
-func signedProperties(seal *Seal, id string, now time.Time, opts XMLOptions) string {
+// signedProperties is the xades:SignedProperties of a signature, with the namespace declarations
+// decl: the signing time and the signing certificate.
+func signedProperties(seal *Seal, id string, now time.Time, opts XMLOptions, decl string) string {
 	certDigest := sha256.Sum256(seal.Certificate.Raw)
 	digest := `<xades:CertDigest><ds:DigestMethod Algorithm="` + algSHA256 + `"></ds:DigestMethod><ds:DigestValue>` +
 		base64.StdEncoding.EncodeToString(certDigest[:]) + `</ds:DigestValue></xades:CertDigest>`
@@ -164,7 +166,7 @@ func signedProperties(seal *Seal, id string, now time.Time, opts XMLOptions) str
 			xmlText(seal.Certificate.Issuer.String()) + `</ds:X509IssuerName><ds:X509SerialNumber>` +
 			seal.Certificate.SerialNumber.String() + `</ds:X509SerialNumber></xades:IssuerSerial></xades:Cert></xades:SigningCertificate>`
 	}
-	return `<xades:SignedProperties Id="SignedProperties-` + id + `"><xades:SignedSignatureProperties><xades:SigningTime>` +
+	return `<xades:SignedProperties` + decl + ` Id="SignedProperties-` + id + `"><xades:SignedSignatureProperties><xades:SigningTime>` +
 		now.UTC().Format("2006-01-02T15:04:05Z") + `</xades:SigningTime>` + cert + `</xades:SignedSignatureProperties></xades:SignedProperties>`
 }
 
