@@ -170,23 +170,15 @@ func signedProperties(seal *Seal, id string, now time.Time, opts XMLOptions, dec
 		now.UTC().Format("2006-01-02T15:04:05Z") + `</xades:SigningTime>` + cert + `</xades:SignedSignatureProperties></xades:SignedProperties>`
 }
 
-// xmlText escapes character data, writing every character past ASCII as a character reference, so
-// that the text reads the same in a document of any ASCII-based encoding.
+// xmlText escapes character data as encoding/xml does, and writes every character past ASCII as a
+// character reference, so that the text reads the same in a document of any ASCII-based encoding.
 func xmlText(s string) string {
-	var b strings.Builder
-	for _, r := range s {
-		switch {
-		case r == '&':
-			b.WriteString("&amp;")
-		case r == '<':
-			b.WriteString("&lt;")
-		case r == '>':
-			b.WriteString("&gt;")
-		case r == '\r':
-			b.WriteString("&#xD;")
-		case r > 0x7e:
+	var escaped, b strings.Builder
+	xml.EscapeText(&escaped, []byte(s))
+	for _, r := range escaped.String() {
+		if r > 0x7e {
 			fmt.Fprintf(&b, "&#x%X;", r)
-		default:
+		} else {
 			b.WriteRune(r)
 		}
 	}

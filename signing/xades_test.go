@@ -2,6 +2,7 @@ package signing
 
 import (
 	"bytes"
+	"encoding/pem"
 	"errors"
 	"os"
 	"os/exec"
@@ -12,6 +13,7 @@ import (
 	"time"
 
 	"github.com/beevik/etree"
+	"golang.org/x/text/encoding/charmap"
 
 	"einvoice/signing/signingtest"
 	"einvoice/ubl"
@@ -246,4 +248,42 @@ func TestCorpusDocumentsSignAndVerify(t *testing.T) {
 		t.Error("no corpus document has a processing instruction before its document element")
 	}
 	t.Logf("%d of %d corpus documents signed and verified, %d of them by xmlsec1 too", signedCount, len(files), sampled)
+}
+
+// A seal whose issuer's name has characters to escape and characters past ASCII signs documents in
+// UTF-8 and in ISO-8859-1 alike, and xmlsec1 and our verifier accept both.
+func TestXAdESWithNamesPastASCII(t *testing.T) {
+	xmlsec := ubltest.Need(t, "xmlsec1")
+	now := time.Now()
+	seal, err := SelfSignedSeal("Construções Ção & <Filhos>, Lda.", "508025338", now.Add(-time.Hour), now.Add(time.Hour))
+	if err != nil {
+		t.Fatal(err)
+	}
+	utf8Doc := sampleInvoice(t)
+	latin1, err := charmap.ISO8859_1.NewEncoder().Bytes(bytes.Replace(utf8Doc, []byte(`encoding="utf-8"`), []byte(`encoding="ISO-8859-1"`), 1))
+	if err != nil || !bytes.Contains(latin1, []byte(`encoding="ISO-8859-1"`)) {
+		t.Fatalf("the sample in ISO-8859-1: %v", err)
+	}
+	dir := t.TempDir()
+	ca := filepath.Join(dir, "ca.pem")
+	os.WriteFile(ca, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: seal.Certificate.Raw}), 0o600)
+	for name, doc := range map[string][]byte{"UTF-8": utf8Doc, "ISO-8859-1": latin1} {
+		signed, err := SignXML(doc, seal, now, XMLOptions{})
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if !bytes.Contains(signed, []byte(`Constru&#xE7;&#xF5;es &#xC7;&#xE3;o &amp; \&lt;Filhos\&gt;`)) {
+			t.Fatalf("%s: the issuer's name is not escaped", name)
+		}
+		if infos, err := VerifyXML(signed); err != nil || len(infos) != 1 {
+			t.Fatalf("%s: our verifier: %v %v", name, infos, err)
+		}
+		path := filepath.Join(dir, name+".xml")
+		os.WriteFile(path, signed, 0o600)
+		out, err := exec.Command(xmlsec, "--verify", "--id-attr:Id", "http://uri.etsi.org/01903/v1.3.2#:SignedProperties",
+			"--trusted-pem", ca, path).CombinedOutput()
+		if err != nil || !strings.Contains(string(out), "SignedInfo References (ok/all): 2/2") {
+			t.Fatalf("%s: xmlsec1: %v\n%s", name, err, out)
+		}
+	}
 }
