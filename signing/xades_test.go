@@ -178,7 +178,7 @@ func TestXadesjsSignaturesVerify(t *testing.T) {
 	}
 }
 
-// Every document of the conformance corpus that is well-formed XML (every tenth, and the unusual ones,
+// Every document of the conformance corpus that is well-formed XML (every twentieth, and the unusual ones,
 // without EINVOICE_CONFORMANCE=1) gets a signature that our verifier (goxmldsig's canonicalisation,
 // independent of libxml2's) accepts, with its own bytes unchanged around it; a sample of them, including
 // documents in ISO-8859-1, with processing instructions before the document element and with UBL
@@ -209,8 +209,8 @@ func TestCorpusDocumentsSignAndVerify(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		unusual := bytes.Contains(doc, []byte("UBLExtensions")) || bytes.Contains(doc, []byte(`encoding="ISO`)) || bytes.Contains(doc, []byte("<?xml-model"))
-		if !ubltest.Conformance() && i%10 != 0 && !unusual {
+		unusual := bytes.Contains(doc, []byte("UBLExtensions")) || bytes.Contains(doc, []byte(`encoding="ISO`)) || i == firstModel
+		if !ubltest.Conformance() && i%20 != 0 && !unusual {
 			continue
 		}
 		signed, err := SignXML(doc, pki().seal, time.Now(), XMLOptions{})
@@ -233,7 +233,7 @@ func TestCorpusDocumentsSignAndVerify(t *testing.T) {
 		if !bytes.Equal(signed[at+len(signed)-len(doc):], doc[at:]) {
 			t.Errorf("%s: the document's own bytes changed", f)
 		}
-		if i%100 == 0 || (unusual && !bytes.Contains(doc, []byte("<?xml-model"))) || i == firstModel {
+		if i%400 == 0 || unusual {
 			sampled++
 			path := filepath.Join(t.TempDir(), "signed.xml")
 			os.WriteFile(path, signed, 0o600)
