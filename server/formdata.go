@@ -60,6 +60,9 @@ func splitBrackets(key string) ([]string, error) {
 		if end < 0 {
 			return nil, fmt.Errorf("field %q has an unclosed bracket", key)
 		}
+		if strings.Contains(rest[1:end], "[") {
+			return nil, fmt.Errorf("field %q has a bracket inside brackets", key)
+		}
 		path = append(path, rest[1:end])
 		rest = rest[end+1:]
 	}
