@@ -456,8 +456,7 @@ func (t *Tx) entityByNIF(asker int64, country, nif string) (Entity, error) {
 	e, err := scanEntity(t.queryRow(`SELECT `+entityColumns+`,
 		(SELECT count(*) FROM external_issuers x WHERE x.entity_id = entities.id),
 		(SELECT `+t.d.joinedText("r.rule")+` FROM recipient_rules r WHERE r.entity_id = entities.id),
-		(SELECT c.state FROM connections c WHERE (c.from_entity_id = ? AND c.to_entity_id = entities.id)
-			OR (c.from_entity_id = entities.id AND c.to_entity_id = ?) ORDER BY c.id LIMIT 1)
+		(`+connectionStateWith("entities.id")+`)
 		FROM entities WHERE country = ? AND nif = ?`, asker, asker, country, nif), &external, &rules, &connection)
 	if err != nil {
 		return e, err
@@ -494,10 +493,15 @@ func (t *Tx) ConnectionState(a, b int64) (string, error) {
 		}
 	}
 	var state string
-	err := t.queryRow(`SELECT c.state FROM connections c
-		WHERE (c.from_entity_id = ? AND c.to_entity_id = ?) OR (c.from_entity_id = ? AND c.to_entity_id = ?)
-		ORDER BY c.id LIMIT 1`, a, b, b, a).Scan(&state)
+	err := t.queryRow(connectionStateWith("?"), a, b, b, a).Scan(&state)
 	return state, mapError(err)
+}
+
+// connectionStateWith selects the state of the connection between the entity of the first and last
+// placeholders and other (an expression), whichever asked for it.
+func connectionStateWith(other string) string {
+	return `SELECT c.state FROM connections c WHERE (c.from_entity_id = ? AND c.to_entity_id = ` + other + `)
+		OR (c.from_entity_id = ` + other + ` AND c.to_entity_id = ?) ORDER BY c.id LIMIT 1`
 }
 
 // RecipientRules lists the fields an entity requires on the documents it receives.
@@ -561,10 +565,7 @@ func (t *Tx) SaveDocument(d *Document) error {
 	case d.ID == 0 && t.d.shared:
 		saved, err = t.insertDocumentLater(d, args)
 	case d.ID == 0:
-		saved, err = scanDocument(t.ids, t.queryRow(`INSERT INTO documents (issuer_id, recipient_id, kind, type_code, number,
-			emission_date, currency, supplier_country, supplier_nif, supplier_name, customer_country, customer_nif,
-			customer_name, payable_amount, state, edi_state, to_send_status, method, send_by_email, email_addresses,
-			disable_xml_sign, disable_pdf_sign, edits, imported_at, has_pdf, created_at, updated_at)
+		saved, err = scanDocument(t.ids, t.queryRow(`INSERT INTO documents (`+documentInsertColumns+`)
 			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 			ON CONFLICT (issuer_id, number, type_code, emission_date) DO NOTHING RETURNING `+documentColumns,
 			append(args, t.now, t.now)...))
@@ -593,6 +594,13 @@ func (t *Tx) SaveDocument(d *Document) error {
 	return nil
 }
 
+// documentInsertColumns are the columns SaveDocument writes of a new document, in the order of its
+// arguments, then its times.
+const documentInsertColumns = `issuer_id, recipient_id, kind, type_code, number, emission_date, currency,
+	supplier_country, supplier_nif, supplier_name, customer_country, customer_nif, customer_name, payable_amount,
+	state, edi_state, to_send_status, method, send_by_email, email_addresses, disable_xml_sign, disable_pdf_sign,
+	edits, imported_at, has_pdf, created_at, updated_at`
+
 // insertDocumentLater inserts a new document on PostgreSQL: its id is taken from the sequence first
 // (announced by ExpectDocumentByKey, or read now), so that the insert itself can wait for the
 // transaction's next statement (Tx.later). When a concurrent transaction made a document with the
@@ -603,12 +611,9 @@ func (t *Tx) insertDocumentLater(d *Document, args []any) (Document, error) {
 	if err := t.queryRow(nextID, "documents").Scan(&id); err != nil {
 		return Document{}, err
 	}
-	if err := t.later(nil, `INSERT INTO documents (id, issuer_id, recipient_id, kind, type_code, number,
-		emission_date, currency, supplier_country, supplier_nif, supplier_name, customer_country, customer_nif,
-		customer_name, payable_amount, state, edi_state, to_send_status, method, send_by_email, email_addresses,
-		disable_xml_sign, disable_pdf_sign, edits, imported_at, has_pdf, created_at, updated_at)
+	if err := t.later(nil, `INSERT INTO documents (`+documentInsertColumns+`, id)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-		append(append([]any{id}, args...), t.now, t.now)...); err != nil {
+		append(args, t.now, t.now, id)...); err != nil {
 		return Document{}, err
 	}
 	saved := *d // as the statement stores it, and as scanDocument would read it back
